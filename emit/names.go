@@ -1,0 +1,155 @@
+// Package emit turns weighted stacks into output formats: folded stacks
+// (flamegraph.pl, inferno, speedscope) and pprof profiles.
+package emit
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/wallfold/wallfold/parse"
+)
+
+// NameOptions are the frame-naming flags of stackcollapse-perf.pl and
+// inferno-collapse-perf.
+type NameOptions struct {
+	Addrs  bool // "[unknown]" frames get their address: "[dso <addr>]"
+	Kernel bool // kernel frames get "_[k]"
+	JIT    bool // /tmp/perf-PID.map frames get "_[j]"
+}
+
+// FrameNames appends to dst the folded-stack names for one perf frame,
+// following inferno-collapse-perf's defaults: offsets are already
+// stripped; "[unknown]" with a known DSO becomes "[dso basename]"; ';'
+// becomes ':'; argument lists are cut (but not Go's "pkg.(*T).M" nor
+// "(anonymous namespace)"); Java's "A->B" inline chains become several
+// frames, the inner ones marked "_[i]"; for comm "java", the leading "L" of
+// class names goes. Names are appended root first. It returns dst
+// unchanged for frames that stackcollapse-perf.pl skips (symbols starting
+// with '(').
+func FrameNames(dst []string, f *parse.Frame, java bool, o NameOptions) []string {
+	sym := f.Sym
+	if len(sym) == 0 {
+		if len(f.DSO) == 0 {
+			sym = []byte("[unknown]")
+		} else {
+			// inferno (after the perl script) names a frame with a DSO
+			// but no symbol " ".
+			sym = []byte(" ")
+		}
+	}
+	if sym[0] == '(' {
+		return dst
+	}
+	dso := f.DSO
+	n := 0
+	for len(sym) > 0 || n == 0 {
+		part := sym
+		if i := bytes.Index(sym, []byte("->")); i >= 0 {
+			part, sym = sym[:i], sym[i+2:]
+		} else {
+			sym = nil
+		}
+		name := tidy(part, dso, f.Addr, java, o)
+		switch {
+		case n > 0:
+			if !strings.HasSuffix(name, "_[i]") {
+				name += "_[i]"
+			}
+		case o.Kernel && isKernelDSO(dso):
+			name += "_[k]"
+		case o.JIT && isJITDSO(dso):
+			if !strings.HasSuffix(name, "_[j]") {
+				name += "_[j]"
+			}
+		}
+		dst = append(dst, name)
+		n++
+	}
+	return dst
+}
+
+func tidy(fn, dso, addr []byte, java bool, o NameOptions) string {
+	if string(fn) == "[unknown]" {
+		var base []byte
+		if len(dso) > 0 && string(dso) != "[unknown]" {
+			base = dso
+			if i := bytes.LastIndexByte(base, '/'); i >= 0 {
+				base = base[i+1:]
+			}
+		} else {
+			base = []byte("unknown")
+		}
+		if o.Addrs {
+			return "[" + string(base) + " <" + string(addr) + ">]"
+		}
+		return "[" + string(base) + "]"
+	}
+	s := string(fn)
+	s = strings.ReplaceAll(s, ";", ":")
+	s = cutArgs(s)
+	if java && len(s) > 0 && s[0] == 'L' && strings.IndexByte(s, '/') >= 0 {
+		s = s[1:]
+	}
+	return s
+}
+
+// cutArgs removes a C++ argument list: everything from the first '(' that
+// is outside template brackets, unless it is Go's "pkg.(*T).M" or
+// "(anonymous namespace)".
+func cutArgs(s string) string {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			depth++
+		case '>':
+			if depth > 0 {
+				depth--
+			}
+		case '(':
+			if depth > 0 {
+				continue
+			}
+			if strings.HasPrefix(s[i:], "(anonymous namespace)") {
+				i += len("(anonymous namespace)") - 1
+				continue
+			}
+			if i > 0 && s[i-1] == '.' {
+				return s // Go method: keep the receiver
+			}
+			if i == 0 {
+				return s
+			}
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func isKernelDSO(dso []byte) bool {
+	if len(dso) == 0 || string(dso) == "[unknown]" {
+		return false
+	}
+	if dso[0] == '[' || bytes.HasSuffix(dso, []byte(".ko")) {
+		return true
+	}
+	base := dso
+	if i := bytes.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	return bytes.HasPrefix(base, []byte("vmlinux"))
+}
+
+// isJITDSO matches perf map files, /tmp/perf-PID.map.
+func isJITDSO(dso []byte) bool {
+	if !bytes.HasPrefix(dso, []byte("/tmp/perf-")) || !bytes.HasSuffix(dso, []byte(".map")) {
+		return false
+	}
+	mid := dso[len("/tmp/perf-") : len(dso)-len(".map")]
+	for _, c := range mid {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(mid) > 0
+}

@@ -1,0 +1,110 @@
+package emit
+
+import (
+	"unsafe"
+
+	"github.com/wallfold/wallfold/parse"
+)
+
+// Stacks interns frame names and whole stacks, so that a sample costs a
+// few map lookups and no allocation once its frames have been seen.
+type Stacks struct {
+	opts NameOptions
+
+	names  []string
+	nameID map[string]uint32
+
+	frameIDs   []uint32          // flat: the name ids of cached frames
+	frameCache map[string][2]int // raw frame key -> (start, n) in frameIDs
+
+	stackFrames [][]uint32 // per stack id: name ids, root first
+	stackID     map[string]uint32
+
+	key   []byte
+	ids   []uint32
+	names0 []string
+}
+
+// NewStacks returns an empty interner that names frames with o.
+func NewStacks(o NameOptions) *Stacks {
+	return &Stacks{
+		opts:       o,
+		nameID:     make(map[string]uint32),
+		frameCache: make(map[string][2]int),
+		stackID:    make(map[string]uint32),
+	}
+}
+
+// Name returns the name with id.
+func (s *Stacks) Name(id uint32) string { return s.names[id] }
+
+// Len returns the number of distinct stacks.
+func (s *Stacks) Len() int { return len(s.stackFrames) }
+
+// Frames returns the name ids of stack id, root first (the root is the
+// comm name given to Intern).
+func (s *Stacks) Frames(id uint32) []uint32 { return s.stackFrames[id] }
+
+func (s *Stacks) intern(name string) uint32 {
+	if id, ok := s.nameID[name]; ok {
+		return id
+	}
+	id := uint32(len(s.names))
+	s.names = append(s.names, name)
+	s.nameID[name] = id
+	return id
+}
+
+// InternName interns a single name (a root frame) and returns its id.
+func (s *Stacks) InternName(name []byte) uint32 {
+	if id, ok := s.nameID[string(name)]; ok {
+		return id
+	}
+	return s.intern(string(name))
+}
+
+// Intern returns the id of the stack root;frames (frames leaf first, as
+// perf prints them). java selects inferno's Java tidying (comm "java").
+func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
+	ids := append(s.ids[:0], root)
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := &frames[i]
+		k := s.frameKey(f, java)
+		loc, ok := s.frameCache[string(k)]
+		if !ok {
+			s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
+			loc[0] = len(s.frameIDs)
+			for _, n := range s.names0 {
+				s.frameIDs = append(s.frameIDs, s.intern(n))
+			}
+			loc[1] = len(s.names0)
+			s.frameCache[string(k)] = loc
+		}
+		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
+	}
+	s.ids = ids
+	kb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)*4)
+	if id, ok := s.stackID[string(kb)]; ok {
+		return id
+	}
+	id := uint32(len(s.stackFrames))
+	s.stackFrames = append(s.stackFrames, append([]uint32(nil), ids...))
+	s.stackID[string(kb)] = id
+	return id
+}
+
+// frameKey is what a frame's names depend on.
+func (s *Stacks) frameKey(f *parse.Frame, java bool) []byte {
+	k := append(s.key[:0], f.Sym...)
+	k = append(k, 0)
+	k = append(k, f.DSO...)
+	if s.opts.Addrs || len(f.Sym) == 0 || string(f.Sym) == "[unknown]" {
+		k = append(k, 0)
+		k = append(k, f.Addr...)
+	}
+	if java {
+		k = append(k, 1)
+	}
+	s.key = k
+	return k
+}

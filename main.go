@@ -1,0 +1,228 @@
+// Command wallfold turns `perf script` text into wall-clock profiles:
+// each sample's weight is divided by the number of threads that were
+// running at that moment, so the weights add up to the time a user waits.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+var version = "0.1.0"
+
+const description = `Wall-clock flame graphs from perf: reweights each sample by 1/parallelism.
+
+Record and convert:
+
+  perf record -e cpu-clock -F 999 -g --switch-events -- make -j8
+  perf script --show-switch-events --show-task-events | wallfold > wall.folded
+  flamegraph.pl wall.folded > wall.svg
+
+--switch-events (record) and --show-switch-events (script) let wallfold see
+which threads are on a CPU; --show-task-events adds thread exits (without it,
+exits are inferred from silence). System-wide traces (perf record -a) work
+too; each process then gets its own parallelism (--scope=process).
+
+Output: folded stacks "root;...;leaf WEIGHT", sorted, integer weights; with
+--weight=wall (default) in the event's period units (nanoseconds for
+cpu-clock), with --weight=cpu the plain CPU profile.`
+
+// CLI is wallfold's command line.
+type CLI struct {
+	Input   string `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
+	Output  string `short:"o" default:"-" help:"Write the output here (- : stdout)."`
+	Format  string `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded or pprof (pprof: not yet available)."`
+	Weight  string `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Scope   string `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Event   string `help:"Use samples of this event (default: the first event seen)."`
+	PID     bool   `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
+	TID     bool   `name:"tid" help:"Root frame comm-PID/TID."`
+	Kernel  bool   `help:"Annotate kernel frames with _[k]."`
+	JIT     bool   `name:"jit" help:"Annotate JIT frames (/tmp/perf-PID.map) with _[j]."`
+	All     bool   `help:"All annotations (--kernel --jit)."`
+	Addrs   bool   `help:"Include addresses in [unknown] frames: [dso <addr>]."`
+	Quiet   bool   `short:"q" help:"No warnings on stderr."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit status up to run.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// run is main without the process: tests call it directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	var cli CLI
+	exited := false
+	parser, err := kong.New(&cli,
+		kong.Name("wallfold"),
+		kong.Description(description),
+		kong.Vars{"version": "wallfold " + version},
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { exited = true; code = c; panic(kongExit{}) }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "wallfold: %v\n", err)
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(kongExit); ok && exited {
+				return
+			}
+			panic(r)
+		}
+	}()
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "wallfold: %v\n", err)
+		return 2
+	}
+	if err := cli.run(stdin, stdout, stderr); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintf(stderr, "wallfold: %s\n", ee.msg)
+			}
+			return ee.code
+		}
+		if isBrokenPipe(err) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "wallfold: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type kongExit struct{}
+
+func isBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
+}
+
+func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
+	if c.Format == "pprof" {
+		return &exitError{2, "-f pprof is not available yet: use -f folded"}
+	}
+	in, name, closeIn, err := openInput(c.Input, stdin)
+	if err != nil {
+		return &exitError{2, err.Error()}
+	}
+	defer closeIn()
+
+	cfg := config{
+		weightCPU: c.Weight == "cpu",
+		scope:     c.Scope,
+		event:     c.Event,
+		pid:       c.PID,
+		tid:       c.TID,
+		kernel:    c.Kernel || c.All,
+		jit:       c.JIT || c.All,
+		addrs:     c.Addrs,
+	}
+	p := newPipeline(cfg)
+	if err := p.read(in, name); err != nil {
+		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
+	}
+	if !c.Quiet {
+		for _, w := range p.warnings() {
+			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
+		}
+	}
+	return writeOutput(c.Output, stdout, func(w io.Writer) error {
+		return p.writeFolded(w)
+	})
+}
+
+// openInput opens FILE or stdin, transparently un-gzipping.
+func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
+	var r io.Reader = stdin
+	name := "<stdin>"
+	closer := func() {}
+	if path != "" && path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		r, name, closer = f, path, func() { f.Close() }
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			closer()
+			return nil, "", nil, fmt.Errorf("%s: %v", name, err)
+		}
+		return zr, name, closer, nil
+	}
+	return br, name, closer, nil
+}
+
+// writeOutput writes to stdout, or to a temporary file beside path that is
+// renamed when complete, so an interrupted run leaves no half profile.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(stdout)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return &exitError{2, err.Error()}
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return &exitError{2, fmt.Sprintf("%s: %v", path, err)}
+	}
+	if err := tmp.Close(); err != nil {
+		return &exitError{2, fmt.Sprintf("%s: %v", path, err)}
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &exitError{2, err.Error()}
+	}
+	return nil
+}
+
+// commRoot formats the root frame as stackcollapse-perf.pl does.
+func commRoot(dst, comm []byte, pid, tid int, withPID, withTID bool) []byte {
+	dst = dst[:0]
+	for _, c := range comm {
+		if c == ' ' {
+			c = '_'
+		}
+		dst = append(dst, c)
+	}
+	if withPID || withTID {
+		dst = append(dst, '-')
+		if pid >= 0 {
+			dst = fmt.Appendf(dst, "%d", pid)
+		} else {
+			dst = append(dst, '?')
+		}
+		if withTID {
+			dst = fmt.Appendf(dst, "/%d", tid)
+		}
+	}
+	return dst
+}
+
+var _ = bytes.Equal
+var _ = strings.TrimSpace

@@ -1,0 +1,359 @@
+package parse
+
+import "bytes"
+
+// header is the decoded prefix of a sample or side-band line.
+type header struct {
+	comm     []byte
+	pid, tid int
+	cpu      int
+	time     int64
+	hasTime  bool
+
+	sideband []byte // text after "PERF_RECORD_", nil for samples
+
+	period    uint64
+	hasPeriod bool
+	event     []byte
+	rest      []byte // after "EVENT:", trimmed
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func allDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi parses a non-negative decimal; ok is false on anything else or
+// overflow past 2^62.
+func atoi(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func atou(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// parseTime parses "SEC.FRAC:" (the token including its colon) into
+// nanoseconds.
+func parseTime(tok []byte) (int64, bool) {
+	if len(tok) < 4 || tok[len(tok)-1] != ':' {
+		return 0, false
+	}
+	tok = tok[:len(tok)-1]
+	dot := bytes.IndexByte(tok, '.')
+	if dot <= 0 || dot == len(tok)-1 {
+		return 0, false
+	}
+	sec, ok := atoi(tok[:dot])
+	if !ok || sec > 1<<33 {
+		return 0, false
+	}
+	frac := tok[dot+1:]
+	if len(frac) > 9 {
+		return 0, false
+	}
+	ns, ok := atoi(frac)
+	if !ok {
+		return 0, false
+	}
+	for i := len(frac); i < 9; i++ {
+		ns *= 10
+	}
+	return int64(sec)*1e9 + int64(ns), true
+}
+
+// isPidTok reports whether tok is "TID" or "PID/TID".
+func isPidTok(tok []byte) bool {
+	if i := bytes.IndexByte(tok, '/'); i >= 0 {
+		return allDigits(tok[:i]) && allDigits(tok[i+1:])
+	}
+	return allDigits(tok)
+}
+
+func isCPUTok(tok []byte) bool {
+	return len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' && allDigits(tok[1:len(tok)-1])
+}
+
+// token is a space-separated word of a line, as offsets.
+type token struct{ start, end int }
+
+// nextToken returns the token starting at or after i, or end<0.
+func nextToken(line []byte, i int) token {
+	for i < len(line) && isSpace(line[i]) {
+		i++
+	}
+	if i >= len(line) {
+		return token{-1, -1}
+	}
+	j := i
+	for j < len(line) && !isSpace(line[j]) {
+		j++
+	}
+	return token{i, j}
+}
+
+// parseHeader decodes "COMM [PID/]TID [CPU] TIME: ...". COMM may hold
+// spaces and digits, so the time token is found first (the first
+// "SEC.FRAC:" word preceded by a pid or cpu word) and the fields left of it
+// are read from the right. Without a time token (very old perf), the first
+// pid-like word after the first word is taken as the tid.
+func parseHeader(line []byte) (h header, ok bool) {
+	h.pid, h.cpu = -1, -1
+	var toks [4]token // the last few tokens before the current one
+	n := 0
+	var after int // offset after the time (or pid/cpu) token
+	found := false
+	for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
+		w := line[t.start:t.end]
+		if n >= 1 && w[len(w)-1] == ':' && isDigit(w[0]) {
+			if ns, ok := parseTime(w); ok {
+				prev := toks[(n-1)%4]
+				pw := line[prev.start:prev.end]
+				if isCPUTok(pw) && n >= 2 {
+					pp := toks[(n-2)%4]
+					if isPidTok(line[pp.start:pp.end]) && (n >= 3 || pp.start > 0) {
+						h.cpu, _ = atoi(pw[1 : len(pw)-1])
+						h.setPid(line[pp.start:pp.end])
+						h.comm = bytes.TrimSpace(line[:pp.start])
+						h.time, h.hasTime = ns, true
+						after = t.end
+						found = true
+						break
+					}
+				} else if isPidTok(pw) && (n >= 2 || prev.start > 0) {
+					h.setPid(pw)
+					h.comm = bytes.TrimSpace(line[:prev.start])
+					h.time, h.hasTime = ns, true
+					after = t.end
+					found = true
+					break
+				}
+			}
+		}
+		toks[n%4] = t
+		n++
+		if n > 64 {
+			break // not a header; no comm has that many words
+		}
+	}
+	if !found {
+		// No time: "COMM TID [CPU] [PERIOD] EVENT:".
+		n = 0
+		for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
+			w := line[t.start:t.end]
+			if n >= 1 && isPidTok(w) {
+				h.setPid(w)
+				h.comm = bytes.TrimSpace(line[:t.start])
+				after = t.end
+				if c := nextToken(line, after); c.end >= 0 && isCPUTok(line[c.start:c.end]) {
+					h.cpu, _ = atoi(line[c.start+1 : c.end-1])
+					after = c.end
+				}
+				found = true
+				break
+			}
+			n++
+			if n > 64 {
+				break
+			}
+		}
+		if !found {
+			return h, false
+		}
+	}
+	rest := line[after:]
+	for len(rest) > 0 && isSpace(rest[0]) {
+		rest = rest[1:]
+	}
+	if bytes.HasPrefix(rest, []byte("PERF_RECORD_")) {
+		h.sideband = rest[len("PERF_RECORD_"):]
+		return h, true
+	}
+	// Optional period: a number followed by a space.
+	if t := nextToken(rest, 0); t.end >= 0 && t.end < len(rest) && allDigits(rest[t.start:t.end]) {
+		if p, ok := atou(rest[t.start:t.end]); ok {
+			h.period, h.hasPeriod = p, true
+			rest = rest[t.end:]
+			for len(rest) > 0 && isSpace(rest[0]) {
+				rest = rest[1:]
+			}
+		}
+	}
+	// The event ends at the first ':' followed by a space or the end.
+	end := -1
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == ':' && (i+1 == len(rest) || isSpace(rest[i+1])) {
+			end = i
+			break
+		}
+	}
+	if end <= 0 {
+		return h, false
+	}
+	h.event = rest[:end]
+	if bytes.IndexByte(h.event, ' ') >= 0 {
+		return h, false
+	}
+	h.rest = bytes.TrimSpace(rest[end+1:])
+	return h, true
+}
+
+func (h *header) setPid(w []byte) {
+	if i := bytes.IndexByte(w, '/'); i >= 0 {
+		h.pid, _ = atoi(w[:i])
+		h.tid, _ = atoi(w[i+1:])
+		return
+	}
+	h.tid, _ = atoi(w)
+}
+
+// looksLikeHeader tells a right-aligned header ("    comm  123 1.5: ...")
+// from a stack line that starts with spaces.
+func looksLikeHeader(line []byte) bool {
+	// Without a time token a line like "  1234 5678 foo:" could be either;
+	// only a timed header wins over the stack-line reading.
+	h, ok := parseHeader(line)
+	return ok && (h.hasTime || h.sideband != nil)
+}
+
+// parseSideband decodes the text after "PERF_RECORD_".
+func parseSideband(rec *Record, s []byte) bool {
+	s = bytes.TrimRight(s, " \t")
+	switch {
+	case bytes.HasPrefix(s, []byte("SWITCH_CPU_WIDE ")):
+		rec.Kind = KindSwitchCPUWide
+		s = s[len("SWITCH_CPU_WIDE "):]
+		rec.Out = bytes.HasPrefix(s, []byte("OUT"))
+		if !rec.Out && !bytes.HasPrefix(s, []byte("IN")) {
+			return false
+		}
+		rec.Preempt = bytes.Contains(s, []byte("preempt"))
+		i := bytes.Index(s, []byte("pid/tid:"))
+		if i < 0 {
+			return false
+		}
+		w := bytes.TrimSpace(s[i+len("pid/tid:"):])
+		j := bytes.IndexByte(w, '/')
+		if j < 0 {
+			return false
+		}
+		var ok1, ok2 bool
+		rec.OtherPID, ok1 = atoi(w[:j])
+		rec.OtherTID, ok2 = atoi(bytes.TrimSpace(w[j+1:]))
+		return ok1 && ok2
+	case bytes.HasPrefix(s, []byte("SWITCH")):
+		rec.Kind = KindSwitch
+		s = bytes.TrimSpace(s[len("SWITCH"):])
+		switch {
+		case bytes.HasPrefix(s, []byte("OUT")):
+			rec.Out = true
+			rec.Preempt = bytes.Contains(s, []byte("preempt"))
+		case bytes.HasPrefix(s, []byte("IN")):
+		default:
+			return false
+		}
+		return true
+	case bytes.HasPrefix(s, []byte("FORK(")), bytes.HasPrefix(s, []byte("EXIT(")):
+		rec.Kind = KindFork
+		if s[0] == 'E' {
+			rec.Kind = KindExit
+		}
+		var ok bool
+		rec.OtherPID, rec.OtherTID, s, ok = pair(s[len("FORK"):])
+		if !ok {
+			return false
+		}
+		s = bytes.TrimPrefix(s, []byte(":"))
+		rec.ParentPID, rec.ParentTID, _, ok = pair(s)
+		return ok
+	case bytes.HasPrefix(s, []byte("COMM")):
+		rec.Kind = KindComm
+		i := bytes.IndexByte(s, ':')
+		if i < 0 {
+			return false
+		}
+		s = bytes.TrimSpace(s[i+1:])
+		j := bytes.LastIndexByte(s, ':')
+		if j < 0 {
+			return false
+		}
+		rec.NewComm = s[:j]
+		w := s[j+1:]
+		k := bytes.IndexByte(w, '/')
+		if k < 0 {
+			return false
+		}
+		var ok1, ok2 bool
+		rec.OtherPID, ok1 = atoi(w[:k])
+		rec.OtherTID, ok2 = atoi(w[k+1:])
+		return ok1 && ok2
+	case bytes.HasPrefix(s, []byte("LOST ")) || bytes.Equal(s, []byte("LOST")):
+		rec.Kind = KindLost
+		// "LOST lost 12" (older: "LOST 12"); take the last number.
+		f := bytes.Fields(s)
+		for i := len(f) - 1; i >= 1; i-- {
+			if n, ok := atou(f[i]); ok {
+				rec.Lost = n
+				break
+			}
+		}
+		return true
+	}
+	rec.Kind = KindOther
+	return true
+}
+
+// pair parses "(A:B)" at the start of s and returns what follows.
+func pair(s []byte) (a, b int, rest []byte, ok bool) {
+	if len(s) == 0 || s[0] != '(' {
+		return 0, 0, nil, false
+	}
+	end := bytes.IndexByte(s, ')')
+	if end < 0 {
+		return 0, 0, nil, false
+	}
+	in := s[1:end]
+	c := bytes.IndexByte(in, ':')
+	if c < 0 {
+		return 0, 0, nil, false
+	}
+	var ok1, ok2 bool
+	a, ok1 = atoi(in[:c])
+	b, ok2 = atoi(in[c+1:])
+	return a, b, s[end+1:], ok1 && ok2
+}

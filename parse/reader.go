@@ -1,0 +1,301 @@
+package parse
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// SyntaxError is a line the Reader could not understand. The line is
+// skipped (with the sample it belonged to) and reading goes on.
+type SyntaxError struct {
+	FileName string
+	Line     int
+	Msg      string
+	Text     string // the line, cut to a readable length
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d: %s", e.FileName, e.Line, e.Msg)
+}
+
+// MaxKeptErrors is how many syntax errors a Reader keeps for reporting;
+// later ones are only counted.
+const MaxKeptErrors = 5
+
+// Reader reads perf script text record by record, in the manner of
+// bufio.Scanner:
+//
+//	r := parse.NewReader(f, "trace.txt")
+//	for r.Scan() {
+//		rec := r.Record()
+//		...
+//	}
+//	if err := r.Err(); err != nil { ... }
+//
+// Bad lines are skipped and counted (see Skipped, Errors); they do not stop
+// the scan. Lines may be of any length.
+type Reader struct {
+	br       *bufio.Reader
+	fileName string
+	lineNo   int
+	err      error // I/O error other than EOF
+	eof      bool
+
+	long  []byte   // accumulates a line longer than the bufio buffer
+	split [][]byte // rest of a line split at bare CRs
+	held  []byte   // a line read but not consumed: the next Scan starts with it
+	hasHeld bool
+
+	rec    Record
+	arena  []byte // copies of the current sample's lines; slices point here
+	frames []Frame
+
+	inSample  bool
+	sampleBad bool
+
+	skipped int
+	errs    []*SyntaxError
+
+	// OnError, if set, is called for every syntax error (for --strict).
+	OnError func(*SyntaxError)
+}
+
+// NewReader returns a Reader reading from r. fileName is used in errors.
+func NewReader(r io.Reader, fileName string) *Reader {
+	return &Reader{
+		br:       bufio.NewReaderSize(r, 1<<20),
+		fileName: fileName,
+		arena:    make([]byte, 0, 1<<16),
+	}
+}
+
+// Record returns the record read by the last successful Scan. It and the
+// memory it points to are valid until the next Scan.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the first I/O error met, if any (io.EOF is not an error).
+func (r *Reader) Err() error { return r.err }
+
+// Skipped returns the number of lines skipped as unparseable.
+func (r *Reader) Skipped() int { return r.skipped }
+
+// Errors returns the first few syntax errors (at most MaxKeptErrors).
+func (r *Reader) Errors() []*SyntaxError { return r.errs }
+
+// Lines returns the number of lines read so far.
+func (r *Reader) Lines() int { return r.lineNo }
+
+// nextLine returns the next line without its line end, or ok=false at the
+// end of input. The slice is valid until the next call.
+func (r *Reader) nextLine() (line []byte, ok bool) {
+	if r.hasHeld {
+		r.hasHeld = false
+		return r.held, true
+	}
+	if len(r.split) > 0 {
+		line, r.split = r.split[0], r.split[1:]
+		r.lineNo++
+		return line, true
+	}
+	if r.eof {
+		return nil, false
+	}
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// Longer than the buffer: gather it (C++ symbols can be huge).
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	if err != nil {
+		if err != io.EOF {
+			r.err = err
+		}
+		r.eof = true
+		if len(line) == 0 {
+			return nil, false
+		}
+	}
+	r.lineNo++
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if i := bytes.IndexByte(line, '\r'); i >= 0 {
+		// Old Mac line ends: bare CRs inside the line end lines too.
+		r.split = r.split[:0]
+		parts := bytes.Split(line, []byte{'\r'})
+		for _, p := range parts[1:] {
+			r.split = append(r.split, append([]byte(nil), p...))
+		}
+		line = parts[0]
+	}
+	return line, true
+}
+
+// hold puts line back so that the next nextLine returns it again.
+func (r *Reader) hold(line []byte) {
+	r.held = line
+	r.hasHeld = true
+}
+
+func (r *Reader) syntaxError(line []byte, msg string) {
+	r.skipped++
+	e := &SyntaxError{FileName: r.fileName, Line: r.lineNo, Msg: msg, Text: clip(line)}
+	if len(r.errs) < MaxKeptErrors {
+		r.errs = append(r.errs, e)
+	}
+	if r.OnError != nil {
+		r.OnError(e)
+	}
+}
+
+func clip(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}
+
+// Scan advances to the next record. It returns false at the end of input
+// or on an I/O error (see Err).
+func (r *Reader) Scan() bool {
+	for {
+		line, ok := r.nextLine()
+		if !ok {
+			if r.inSample {
+				r.inSample = false
+				if !r.sampleBad {
+					r.finishSample()
+					return true
+				}
+			}
+			return false
+		}
+		if isBlank(line) {
+			if r.inSample {
+				r.inSample = false
+				if !r.sampleBad {
+					r.finishSample()
+					return true
+				}
+			}
+			continue
+		}
+		if line[0] == '#' {
+			continue
+		}
+		if r.inSample && (line[0] == '\t' || line[0] == ' ') {
+			// A stack line, unless it is a right-aligned header that
+			// follows a one-line (no -g) sample.
+			if line[0] == ' ' && looksLikeHeader(line) {
+				r.inSample = false
+				r.hold(line)
+				if !r.sampleBad {
+					r.finishSample()
+					return true
+				}
+				continue
+			}
+			if r.sampleBad {
+				continue
+			}
+			r.stackLine(line)
+			continue
+		}
+		if r.inSample {
+			// A header with no blank line before it ends the sample.
+			r.inSample = false
+			r.hold(line)
+			if !r.sampleBad {
+				r.finishSample()
+				return true
+			}
+			continue
+		}
+		if line[0] == '\t' {
+			r.syntaxError(line, "stack line outside a sample (expected a sample header \"COMM TID TIME: PERIOD EVENT:\")")
+			continue
+		}
+		if r.header(line) {
+			return true
+		}
+	}
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\v' && c != '\f' {
+			return false
+		}
+	}
+	return true
+}
+
+// header parses a non-indented line. It returns true when a complete
+// side-band record is ready; a sample header starts a sample instead.
+func (r *Reader) header(line []byte) bool {
+	lineNo := r.lineNo
+	// Copy first: a sample's header must outlive the lines that follow.
+	r.arena = append(r.arena[:0], line...)
+	buf := r.arena
+	h, ok := parseHeader(buf)
+	if !ok {
+		r.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
+		return false
+	}
+	rec := &r.rec
+	*rec = Record{
+		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, CPU: h.cpu,
+		Time: h.time, HasTime: h.hasTime,
+	}
+	if h.sideband != nil {
+		if !parseSideband(rec, h.sideband) {
+			r.syntaxError(line, "unrecognised PERF_RECORD_ line")
+			return false
+		}
+		return true
+	}
+	rec.Kind = KindSample
+	rec.Event = h.event
+	rec.Period = 1
+	if h.hasPeriod {
+		rec.Period, rec.HasPeriod = h.period, true
+	}
+	r.frames = r.frames[:0]
+	r.inSample = true
+	r.sampleBad = false
+	if len(h.rest) > 0 {
+		// Recorded without -g: the only frame is on the header line.
+		if f, ok := parseFrame(h.rest); ok {
+			r.frames = append(r.frames, f)
+		} else {
+			rec.Payload = h.rest
+		}
+	}
+	return false
+}
+
+func (r *Reader) stackLine(line []byte) {
+	start := len(r.arena)
+	r.arena = append(r.arena, line...)
+	f, ok := parseFrame(r.arena[start:])
+	if !ok {
+		if isContinuation(line) {
+			r.arena = r.arena[:start]
+			return
+		}
+		r.syntaxError(line, "bad stack line (expected \"ADDR SYMBOL+OFF (DSO)\"); its sample is dropped")
+		r.sampleBad = true
+		return
+	}
+	r.frames = append(r.frames, f)
+}
+
+func (r *Reader) finishSample() {
+	r.rec.Frames = r.frames
+}

@@ -1,0 +1,86 @@
+// Package parse reads the text that `perf script` prints and turns it into
+// a stream of records, one at a time, reusing its buffers.
+//
+// It knows the text format and nothing else: no threads, no parallelism,
+// no output formats.
+package parse
+
+// Kind says what a Record is.
+type Kind uint8
+
+const (
+	// KindOther is a side-band record the parser recognises but does not
+	// decode (MMAP, THROTTLE, LOST_SAMPLES, ...). Its prefix fields are set.
+	KindOther Kind = iota
+	// KindSample is a sample: header line and its stack.
+	KindSample
+	// KindSwitch is PERF_RECORD_SWITCH (per-task): the line's own thread
+	// goes in or out.
+	KindSwitch
+	// KindSwitchCPUWide is PERF_RECORD_SWITCH_CPU_WIDE: the line's thread
+	// goes in or out on its CPU; OtherPID/OtherTID name the previous (IN) or
+	// next (OUT) task on that CPU.
+	KindSwitchCPUWide
+	// KindFork is PERF_RECORD_FORK(pid:tid):(ppid:ptid).
+	KindFork
+	// KindExit is PERF_RECORD_EXIT(pid:tid):(ppid:ptid).
+	KindExit
+	// KindComm is PERF_RECORD_COMM[ exec]: comm:pid/tid.
+	KindComm
+	// KindLost is PERF_RECORD_LOST: records were dropped by the kernel.
+	KindLost
+)
+
+var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Frame is one line of a call chain. The byte slices point into the
+// Reader's memory and are valid until the next call to Scan.
+type Frame struct {
+	Addr []byte // hex address as printed, without leading spaces
+	Sym  []byte // symbol without the +0x offset; "[unknown]" as perf prints it; may be empty
+	Off  []byte // offset as printed after '+', e.g. "0x1f"; empty if none
+	DSO  []byte // text inside the last (...) group; empty if none printed
+	// Inlined is set when perf printed "(inlined)" in place of the DSO.
+	Inlined bool
+}
+
+// Record is one decoded record. All byte slices point into the Reader's
+// memory and are valid until the next call to Scan.
+type Record struct {
+	Kind Kind
+	Line int // line number of the record's first line (1-based)
+
+	// Prefix fields, common to samples and side-band records.
+	Comm []byte
+	PID  int   // -1 when not printed (only tid shown)
+	TID  int   // the one number printed when pid/tid is not shown
+	CPU  int   // -1 when not printed
+	Time int64 // nanoseconds; valid when HasTime
+	// HasTime is false for very old perf output without timestamps.
+	HasTime bool
+
+	// Samples.
+	Period    uint64 // 1 when HasPeriod is false
+	HasPeriod bool
+	Event     []byte // full event name: "cpu-clock:uhH", "cpu/event=0x3c/u"
+	Frames    []Frame
+	Payload   []byte // tracepoint payload or other text after the event, if not a frame
+
+	// Switch records.
+	Out     bool // SWITCH OUT (else IN)
+	Preempt bool // OUT preempt: the task is still runnable
+	// Fork/Exit: the subject thread and its parent. Switch CPU-wide: the
+	// next (OUT) or previous (IN) task on the CPU. Comm: the renamed thread.
+	OtherPID, OtherTID   int
+	ParentPID, ParentTID int
+	NewComm              []byte // Comm record: the new name
+
+	Lost uint64 // Lost record: number of records lost
+}

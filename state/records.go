@@ -1,0 +1,135 @@
+package state
+
+// This file holds the Tracker's inputs, one method per record kind.
+
+// Sample gives the tracker a sample; it is released (with its
+// parallelism) once every thread's state around it is decided.
+func (t *Tracker) Sample(s Sample) {
+	t.stats.Samples++
+	if s.TID == 0 {
+		// Idle (swapper): no thread of any workload; wall weight 0.
+		t.advance(s.Time)
+		t.release(s, 0)
+		return
+	}
+	if s.PID > 0 {
+		t.learn(s.PID, s.TID)
+	}
+	th := t.thread(s.PID, s.TID)
+	t.onCPU(th, s.CPU, s.Time)
+	// The sample is a sign of life: it closes the gap before it, counts
+	// its own thread, and opens a gap covering what follows.
+	t.closeGap(th, s.Time)
+	g := th.g
+	g.q = append(g.q, pending{s: s, diff: g.tail})
+	g.tail = 0
+	g.seq++
+	t.start(th, s.Time)
+	t.advance(s.Time)
+	t.drain(g)
+}
+
+// Switch is a per-task PERF_RECORD_SWITCH of the line's own thread.
+func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
+	t.stats.Switches++
+	if tid == 0 {
+		t.advance(now)
+		return
+	}
+	if pid > 0 {
+		t.learn(pid, tid)
+	}
+	th := t.thread(pid, tid)
+	if out {
+		t.stop(th, now)
+	} else {
+		t.onCPU(th, cpu, now)
+		t.closeGap(th, now)
+		t.start(th, now)
+	}
+	t.advance(now)
+	t.drain(th.g)
+}
+
+// SwitchCPUWide is a PERF_RECORD_SWITCH_CPU_WIDE on cpu: the line's thread
+// goes out (other = the next task) or in (other = the previous task).
+func (t *Tracker) SwitchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID, otherTID int) {
+	t.stats.CPUWide++
+	t.learn(otherPID, otherTID)
+	if tid != 0 {
+		t.Switch(now, pid, tid, cpu, out)
+		return
+	}
+	t.stats.Switches++
+	// The idle task leaving or entering a CPU: the CPU's previous task (if
+	// the idle task comes in) is off it.
+	if !out && cpu >= 0 {
+		if cur := t.cpuCur[cpu]; cur != nil && cur.running && cur.cpu == cpu {
+			t.stop(cur, now)
+			t.drain(cur.g)
+		}
+	}
+	t.advance(now)
+}
+
+// Fork notes a new thread (pid:tid); it runs once it is switched in or
+// sampled.
+func (t *Tracker) Fork(now int64, pid, tid int) {
+	t.stats.TaskEvents++
+	if old := t.threads[tid]; old != nil {
+		// A reused tid: the old thread is gone.
+		t.stop(old, now)
+		t.drain(old.g)
+		delete(t.threads, tid)
+	}
+	t.learn(pid, tid)
+	t.advance(now)
+}
+
+// Exit ends a thread: the kernel writes no SWITCH OUT for it.
+func (t *Tracker) Exit(now int64, pid, tid int) {
+	t.stats.TaskEvents++
+	t.stats.Exits++
+	t.learn(pid, tid)
+	if th := t.threads[tid]; th != nil {
+		t.stop(th, now)
+		t.drain(th.g)
+	}
+	t.advance(now)
+}
+
+// Comm notes a PERF_RECORD_COMM (a task event: it tells that task events
+// were recorded).
+func (t *Tracker) Comm(now int64, pid, tid int) {
+	t.stats.TaskEvents++
+	t.learn(pid, tid)
+	t.advance(now)
+}
+
+// Lost notes a PERF_RECORD_LOST of n records.
+func (t *Tracker) Lost(now int64, n uint64) {
+	if t.stats.LostEvents == 0 {
+		t.stats.FirstLostAt = now
+	}
+	t.stats.LostEvents++
+	t.stats.Lost += n
+	t.advance(now)
+}
+
+// Tick advances the clock for a record that carries nothing else.
+func (t *Tracker) Tick(now int64) { t.advance(now) }
+
+// Flush ends the trace: open gaps end at their last sign (nothing more is
+// known), and every waiting sample is released.
+func (t *Tracker) Flush() {
+	for _, o := range t.exp[t.ehead:] {
+		if o.th.segOpen && o.th.segGen == o.gen {
+			o.th.segOpen = false
+		}
+	}
+	t.exp = t.exp[:0]
+	t.ehead = 0
+	for _, g := range t.allGroups() {
+		t.drain(g)
+	}
+}

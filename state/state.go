@@ -1,0 +1,390 @@
+// Package state keeps, per scope group (the whole workload, or each
+// process), the set of threads that are on a CPU, and gives each sample the
+// number of threads running at its moment: its parallelism.
+//
+// It knows threads and time, nothing of text or output formats.
+//
+// # Model
+//
+// Every record of a thread is a sign of life: a sample or a SWITCH IN says
+// it is running from then on; a SWITCH OUT or EXIT says it is not. Between
+// a "running" sign at time L and the thread's next sign N, the thread is
+// taken as running throughout [L, N] unless the gap N-L is longer than the
+// silence limit (Config.Gap): a thread on a CPU is sampled every period by
+// a time-based event, so a long silence means it stopped at L (it exited
+// without a record, or a record was lost). Whether a thread's gap is short
+// is known only when its next sign arrives or the limit passes, so samples
+// wait in a queue until every gap that could cover them is decided; the
+// wait is bounded by the limit (a few sampling periods).
+//
+// The queue holds samples in input order with a sequence number. A decided
+// running gap adds +1 to the samples between its two signs (a difference
+// array over the queue); a sample leaves the queue when no open gap starts
+// at or before it, and its parallelism is the prefix sum plus one for its
+// own thread.
+package state
+
+// Scope says which threads count towards a sample's parallelism.
+type Scope uint8
+
+const (
+	// Workload counts every traced thread (perf record -- make).
+	Workload Scope = iota
+	// Process counts the threads of the sample's own process.
+	Process
+)
+
+func (s Scope) String() string {
+	if s == Process {
+		return "process"
+	}
+	return "workload"
+}
+
+// Sample is what the tracker needs of a sample. Ref is the caller's handle,
+// passed back on release.
+type Sample struct {
+	Time   int64 // ns
+	PID    int   // -1 if unknown
+	TID    int
+	CPU    int // -1 if unknown
+	Period uint64
+	Ref    int
+}
+
+// Config sets up a Tracker.
+type Config struct {
+	Scope Scope
+	// Gap is the silence limit in ns: a running thread with no record for
+	// longer than this is taken as stopped since its last record. 0 means
+	// silence is no evidence (non-time events): records alone decide.
+	// Negative means not known yet (see SetGap).
+	Gap int64
+}
+
+// Release receives each sample with its parallelism (0 for idle samples,
+// tid 0). Samples are released in input order within a group, and every
+// sample given to the tracker is released exactly once (by Flush at the
+// latest).
+type Release func(s Sample, parallelism int)
+
+// Stats counts what the tracker saw.
+type Stats struct {
+	Switches     int // SWITCH and SWITCH_CPU_WIDE records
+	CPUWide      int // SWITCH_CPU_WIDE records
+	TaskEvents   int // FORK, EXIT, COMM records
+	Exits        int
+	Lost         uint64 // records reported lost
+	LostEvents   int    // LOST records
+	FirstLostAt  int64
+	SilentStops  int // running threads taken as stopped after silence
+	ImplicitOuts int // threads taken off a CPU another thread took
+	Samples      int
+	Threads      int
+	Groups       int
+}
+
+type thread struct {
+	tid, pid int
+	g        *group
+	running  bool  // per the last record: on a CPU
+	cpu      int   // CPU it runs on, when known
+	segOpen  bool  // an undecided running gap starts at segStart
+	segGen   uint32
+	segSeq   uint64 // first sample seq the gap covers
+	segTime  int64  // the sign that opened the gap
+	committed bool  // records-only mode: +1 already added at segSeq
+}
+
+type openSeg struct {
+	th  *thread
+	gen uint32
+}
+
+type pending struct {
+	s    Sample
+	diff int32
+}
+
+type group struct {
+	key   int
+	seq   uint64 // seq of the next sample to enqueue
+	base  uint64 // seq of q[head]
+	q     []pending
+	head  int
+	tail  int32 // diff for seq == g.seq (not yet enqueued)
+	acc   int32
+	open  []openSeg
+	ohead int
+}
+
+// Tracker is the state machine. It is not safe for concurrent use.
+type Tracker struct {
+	cfg     Config
+	release Release
+	threads map[int]*thread
+	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
+	groups  map[int]*group
+	one     *group
+	cpuCur  map[int]*thread
+	now     int64
+	stats   Stats
+	exp     []openSeg // open gaps of all groups, in time order
+	ehead   int
+}
+
+// New returns a Tracker that calls release for every sample.
+func New(cfg Config, release Release) *Tracker {
+	t := &Tracker{
+		cfg:     cfg,
+		release: release,
+		threads: make(map[int]*thread),
+		pidOf:   make(map[int]int),
+		groups:  make(map[int]*group),
+		cpuCur:  make(map[int]*thread),
+	}
+	return t
+}
+
+// Stats returns the counts so far.
+func (t *Tracker) Stats() Stats {
+	s := t.stats
+	s.Threads = len(t.threads)
+	s.Groups = len(t.groups)
+	if t.one != nil {
+		s.Groups = 1
+	}
+	return s
+}
+
+// Gap returns the silence limit in use.
+func (t *Tracker) Gap() int64 { return t.cfg.Gap }
+
+// SetGap sets the silence limit once it is known (from the first sample's
+// event and period). With 0, open gaps are committed as running.
+func (t *Tracker) SetGap(gap int64) {
+	t.cfg.Gap = gap
+	if gap != 0 {
+		return
+	}
+	for _, g := range t.allGroups() {
+		for i := g.ohead; i < len(g.open); i++ {
+			o := g.open[i]
+			if o.th.segOpen && o.th.segGen == o.gen {
+				t.commit(o.th)
+			}
+		}
+		g.open = g.open[:0]
+		g.ohead = 0
+		t.drain(g)
+	}
+}
+
+func (t *Tracker) allGroups() []*group {
+	if t.one != nil {
+		return []*group{t.one}
+	}
+	gs := make([]*group, 0, len(t.groups))
+	for _, g := range t.groups {
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+func (t *Tracker) group(pid int) *group {
+	if t.cfg.Scope == Workload {
+		if t.one == nil {
+			t.one = &group{}
+		}
+		return t.one
+	}
+	g := t.groups[pid]
+	if g == nil {
+		g = &group{key: pid}
+		t.groups[pid] = g
+	}
+	return g
+}
+
+// learn records that tid belongs to pid.
+func (t *Tracker) learn(pid, tid int) {
+	if pid < 0 || tid <= 0 {
+		return
+	}
+	if old, ok := t.pidOf[tid]; ok && old == pid {
+		return
+	}
+	t.pidOf[tid] = pid
+	if th := t.threads[tid]; th != nil && th.pid != pid && !th.segOpen && !th.committed {
+		// Learnt late (e.g. from a CPU-wide switch): move it while it has
+		// no gap in flight.
+		th.pid = pid
+		th.g = t.group(pid)
+	}
+}
+
+func (t *Tracker) thread(pid, tid int) *thread {
+	th := t.threads[tid]
+	if th != nil {
+		return th
+	}
+	if pid < 0 {
+		if p, ok := t.pidOf[tid]; ok {
+			pid = p
+		} else {
+			pid = tid // a tid with no known pid is its own process
+		}
+	}
+	th = &thread{tid: tid, pid: pid, cpu: -1}
+	th.g = t.group(pid)
+	t.threads[tid] = th
+	return th
+}
+
+func (t *Tracker) advance(now int64) {
+	if now > t.now {
+		t.now = now
+	}
+	if t.cfg.Gap <= 0 {
+		return
+	}
+	// Gaps open in time order, so the oldest is overdue first.
+	for t.ehead < len(t.exp) {
+		o := t.exp[t.ehead]
+		if !o.th.segOpen || o.th.segGen != o.gen {
+			t.ehead++
+			continue
+		}
+		if t.now-o.th.segTime <= t.cfg.Gap {
+			break
+		}
+		// Silent too long: it stopped at its last sign.
+		o.th.segOpen = false
+		o.th.running = false
+		t.stats.SilentStops++
+		t.ehead++
+		t.drain(o.th.g)
+	}
+	if t.ehead > 1024 && t.ehead >= len(t.exp)/2 {
+		n := copy(t.exp, t.exp[t.ehead:])
+		t.exp = t.exp[:n]
+		t.ehead = 0
+	}
+}
+
+func (t *Tracker) compactOpen(g *group) {
+	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
+		n := copy(g.open, g.open[g.ohead:])
+		g.open = g.open[:n]
+		g.ohead = 0
+	}
+}
+
+// addAt adds d to the diff of sample seq s in g.
+func (g *group) addAt(s uint64, d int32) {
+	if s >= g.seq {
+		g.tail += d
+		return
+	}
+	g.q[g.head+int(s-g.base)].diff += d
+}
+
+// commit adds the running thread's +1 from its gap start on, for good.
+func (t *Tracker) commit(th *thread) {
+	th.g.addAt(th.segSeq, 1)
+	th.segOpen = false
+	th.committed = true
+}
+
+// stop ends a thread's running state at a sign.
+func (t *Tracker) stop(th *thread, now int64) {
+	t.closeGap(th, now)
+	th.running = false
+	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
+		delete(t.cpuCur, th.cpu)
+	}
+}
+
+// closeGap decides the thread's open gap at a new sign at time now.
+func (t *Tracker) closeGap(th *thread, now int64) {
+	g := th.g
+	if th.committed {
+		g.addAt(g.seq, -1)
+		th.committed = false
+		return
+	}
+	if !th.segOpen {
+		return
+	}
+	th.segOpen = false
+	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
+		t.stats.SilentStops++
+		return // silent too long: not running in between
+	}
+	g.addAt(th.segSeq, 1)
+	g.addAt(g.seq, -1)
+}
+
+// start opens a running gap at time now, covering later samples.
+func (t *Tracker) start(th *thread, now int64) {
+	th.running = true
+	g := th.g
+	th.segSeq = g.seq
+	th.segTime = now
+	if t.cfg.Gap == 0 {
+		t.commit(th)
+		return
+	}
+	th.segGen++
+	th.segOpen = true
+	g.open = append(g.open, openSeg{th, th.segGen})
+	t.exp = append(t.exp, openSeg{th, th.segGen})
+}
+
+// onCPU notes that th runs on cpu; another thread seen there before has
+// left it even if its SWITCH OUT was lost.
+func (t *Tracker) onCPU(th *thread, cpu int, now int64) {
+	if cpu < 0 {
+		return
+	}
+	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu {
+		t.stats.ImplicitOuts++
+		t.stop(cur, now)
+		t.drain(cur.g)
+	}
+	t.cpuCur[cpu] = th
+	th.cpu = cpu
+}
+
+// drain releases the samples no open gap can still cover.
+func (t *Tracker) drain(g *group) {
+	for g.head < len(g.q) {
+		// Skip decided entries at the head of the open list.
+		for g.ohead < len(g.open) {
+			o := g.open[g.ohead]
+			if o.th.segOpen && o.th.segGen == o.gen {
+				break
+			}
+			g.ohead++
+		}
+		if g.ohead < len(g.open) && g.open[g.ohead].th.segSeq <= g.base {
+			break
+		}
+		p := &g.q[g.head]
+		g.acc += p.diff
+		par := int(g.acc) + 1
+		s := p.s
+		g.head++
+		g.base++
+		t.release(s, par)
+	}
+	if g.head == len(g.q) {
+		g.q = g.q[:0]
+		g.head = 0
+	} else if g.head > 1024 && g.head >= len(g.q)/2 {
+		n := copy(g.q, g.q[g.head:])
+		g.q = g.q[:n]
+		g.head = 0
+	}
+	t.compactOpen(g)
+}
