@@ -65,25 +65,34 @@ func newPipeline(cfg config) *pipeline {
 
 // isTimeEvent reports events whose period is time in nanoseconds.
 func isTimeEvent(ev []byte) bool {
-	if i := bytes.IndexByte(ev, ':'); i >= 0 {
-		ev = ev[:i]
-	}
+	ev = eventBase(ev)
 	return string(ev) == "cpu-clock" || string(ev) == "task-clock"
 }
 
-// eventMatches compares a sample's event with the selected one: exactly,
-// or by base name when the selection has no modifiers ("cycles" matches
-// "cycles:u").
+// eventBase strips perf's event modifiers ("cycles:u" -> "cycles",
+// "cpu-clock:uhH" -> "cpu-clock") but keeps tracepoint names whole
+// ("sched:sched_switch").
+func eventBase(ev []byte) []byte {
+	i := bytes.LastIndexByte(ev, ':')
+	if i < 0 {
+		return ev
+	}
+	for _, c := range ev[i+1:] {
+		if bytes.IndexByte([]byte("ukhHGIpPSDWeb"), c) < 0 {
+			return ev
+		}
+	}
+	return ev[:i]
+}
+
+// eventMatches compares a sample's event with the selected one: exactly
+// when the selection names modifiers, else by base name, as inferno does
+// ("cycles" matches "cycles:u").
 func eventMatches(ev, want []byte) bool {
 	if bytes.Equal(ev, want) {
 		return true
 	}
-	if bytes.IndexByte(want, ':') < 0 {
-		if i := bytes.IndexByte(ev, ':'); i >= 0 && bytes.Equal(ev[:i], want) {
-			return true
-		}
-	}
-	return false
+	return bytes.Equal(eventBase(ev), want)
 }
 
 func (p *pipeline) startTracker(rec *parse.Record) {
@@ -158,7 +167,7 @@ func (p *pipeline) read(in io.Reader, name string) error {
 
 func (p *pipeline) sample(rec *parse.Record) {
 	if p.event == nil {
-		p.event = append([]byte(nil), rec.Event...)
+		p.event = append([]byte(nil), eventBase(rec.Event)...)
 	}
 	s := state.Sample{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU, Period: rec.Period, Ref: -1}
 	if !eventMatches(rec.Event, p.event) {

@@ -4,6 +4,7 @@ package emit
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/wallfold/wallfold/parse"
@@ -85,6 +86,7 @@ func tidy(fn, dso, addr []byte, java bool, o NameOptions) string {
 		return "[" + string(base) + "]"
 	}
 	s := string(fn)
+	s = fixRustSymbol(s)
 	s = strings.ReplaceAll(s, ";", ":")
 	s = cutArgs(s)
 	if java && len(s) > 0 && s[0] == 'L' && strings.IndexByte(s, '/') >= 0 {
@@ -140,8 +142,12 @@ func isKernelDSO(dso []byte) bool {
 	return bytes.HasPrefix(base, []byte("vmlinux"))
 }
 
-// isJITDSO matches perf map files, /tmp/perf-PID.map.
+// isJITDSO matches perf map files (/tmp/perf-PID.map) and jitdump
+// objects (/tmp/jitted-PID-N.so), as inferno does.
 func isJITDSO(dso []byte) bool {
+	if bytes.Contains(dso, []byte("/jitted-")) && bytes.HasSuffix(dso, []byte(".so")) {
+		return true
+	}
 	if !bytes.HasPrefix(dso, []byte("/tmp/perf-")) || !bytes.HasSuffix(dso, []byte(".map")) {
 		return false
 	}
@@ -153,3 +159,62 @@ func isJITDSO(dso []byte) bool {
 	}
 	return len(mid) > 0
 }
+
+// fixRustSymbol finishes what perf leaves of legacy Rust mangling, as
+// inferno does: "foo..bar$LT$T$GT$::h0123456789abcdef" becomes
+// "foo::bar<T>". Only symbols ending in the 17-character hash are touched,
+// so Java's "Outer$Inner" and C's "f.isra.0" stay as they are.
+func fixRustSymbol(s string) string {
+	const hashLen = 3 + 16 // "::h" + 16 hex digits
+	if len(s) <= hashLen || !strings.HasPrefix(s[len(s)-hashLen:], "::h") {
+		return s
+	}
+	for _, c := range []byte(s[len(s)-16:]) {
+		if !isHexLower(c) {
+			return s
+		}
+	}
+	rest := s[:len(s)-hashLen]
+	var b strings.Builder
+	b.Grow(len(rest))
+	for len(rest) > 0 {
+		switch {
+		case strings.HasPrefix(rest, ".."):
+			b.WriteString("::")
+			rest = rest[2:]
+		case rest[0] == '$':
+			end := strings.IndexByte(rest[1:], '$')
+			if end < 0 {
+				b.WriteString(rest)
+				rest = ""
+				continue
+			}
+			esc := rest[1 : end+1]
+			un, ok := rustEscapes[esc]
+			if !ok && len(esc) > 1 && esc[0] == 'u' {
+				if r, err := strconv.ParseUint(esc[1:], 16, 32); err == nil {
+					un, ok = string(rune(r)), true
+				}
+			}
+			if !ok {
+				return s // not Rust after all
+			}
+			b.WriteString(un)
+			rest = rest[end+2:]
+		default:
+			b.WriteByte(rest[0])
+			rest = rest[1:]
+		}
+	}
+	out := b.String()
+	if strings.HasPrefix(out, "_<") {
+		out = out[1:]
+	}
+	return out
+}
+
+var rustEscapes = map[string]string{
+	"SP": "@", "BP": "*", "RF": "&", "LT": "<", "GT": ">", "LP": "(", "RP": ")", "C": ",",
+}
+
+func isHexLower(c byte) bool { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') }

@@ -215,11 +215,31 @@ func (t *Tracker) learn(pid, tid int) {
 		return
 	}
 	t.pidOf[tid] = pid
-	if th := t.threads[tid]; th != nil && th.pid != pid && !th.segOpen && !th.committed {
-		// Learnt late (e.g. from a CPU-wide switch): move it while it has
-		// no gap in flight.
-		th.pid = pid
-		th.g = t.group(pid)
+	if th := t.threads[tid]; th != nil && th.pid != pid {
+		t.move(th, pid)
+	}
+}
+
+// move puts a thread whose process was learnt late (e.g. from a CPU-wide
+// switch record after its first record) into its process's group: its
+// running gap ends in the old group and goes on in the new one.
+func (t *Tracker) move(th *thread, pid int) {
+	wasRunning := th.running && (th.segOpen || th.committed)
+	old := th.g
+	if wasRunning {
+		t.closeGap(th, t.now)
+	}
+	th.pid = pid
+	th.g = t.group(pid)
+	if th.g == old {
+		if wasRunning {
+			t.start(th, t.now)
+		}
+		return
+	}
+	t.drain(old)
+	if wasRunning {
+		t.start(th, t.now)
 	}
 }
 
