@@ -5,14 +5,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -39,19 +37,19 @@ cpu-clock), with --weight=cpu the plain CPU profile.`
 
 // CLI is wallfold's command line.
 type CLI struct {
-	Input   string `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
-	Output  string `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  string `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded or pprof (pprof: not yet available)."`
-	Weight  string `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
-	Scope   string `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
-	Event   string `help:"Use samples of this event (default: the first event seen)."`
-	PID     bool   `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
-	TID     bool   `name:"tid" help:"Root frame comm-PID/TID."`
-	Kernel  bool   `help:"Annotate kernel frames with _[k]."`
-	JIT     bool   `name:"jit" help:"Annotate JIT frames (/tmp/perf-PID.map) with _[j]."`
-	All     bool   `help:"All annotations (--kernel --jit)."`
-	Addrs   bool   `help:"Include addresses in [unknown] frames: [dso <addr>]."`
-	Quiet   bool   `short:"q" help:"No warnings on stderr."`
+	Input   string           `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
+	Output  string           `short:"o" default:"-" help:"Write the output here (- : stdout)."`
+	Format  string           `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded or pprof (pprof: not yet available)."`
+	Weight  string           `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Scope   string           `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Event   string           `help:"Use samples of this event (default: the first event seen)."`
+	PID     bool             `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
+	TID     bool             `name:"tid" help:"Root frame comm-PID/TID."`
+	Kernel  bool             `help:"Annotate kernel frames with _[k]."`
+	JIT     bool             `name:"jit" help:"Annotate JIT frames (/tmp/perf-PID.map) with _[j]."`
+	All     bool             `help:"All annotations (--kernel --jit)."`
+	Addrs   bool             `help:"Include addresses in [unknown] frames: [dso <addr>]."`
+	Quiet   bool             `short:"q" help:"No warnings on stderr."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
@@ -223,6 +221,3 @@ func commRoot(dst, comm []byte, pid, tid int, withPID, withTID bool) []byte {
 	}
 	return dst
 }
-
-var _ = bytes.Equal
-var _ = strings.TrimSpace

@@ -20,8 +20,8 @@ type Stacks struct {
 	stackFrames [][]uint32 // per stack id: name ids, root first
 	stackID     map[string]uint32
 
-	key   []byte
-	ids   []uint32
+	key    []byte
+	ids    []uint32
 	names0 []string
 }
 

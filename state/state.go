@@ -85,15 +85,15 @@ type Stats struct {
 }
 
 type thread struct {
-	tid, pid int
-	g        *group
-	running  bool  // per the last record: on a CPU
-	cpu      int   // CPU it runs on, when known
-	segOpen  bool  // an undecided running gap starts at segStart
-	segGen   uint32
-	segSeq   uint64 // first sample seq the gap covers
-	segTime  int64  // the sign that opened the gap
-	committed bool  // records-only mode: +1 already added at segSeq
+	tid, pid  int
+	g         *group
+	running   bool // per the last record: on a CPU
+	cpu       int  // CPU it runs on, when known
+	segOpen   bool // an undecided running gap starts at segStart
+	segGen    uint32
+	segSeq    uint64 // first sample seq the gap covers
+	segTime   int64  // the sign that opened the gap
+	committed bool   // records-only mode: +1 already added at segSeq
 }
 
 type openSeg struct {

@@ -1,0 +1,24 @@
+# wallfold: make demo (see the point), make test (all tests).
+GO ?= go
+DEMO ?= testdata/traces/phases.txt
+
+.PHONY: all build test demo fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o wallfold .
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+# The main job on a shipped trace: the wall-clock profile beside the CPU
+# profile. phases: serial_phase runs alone 1 s, parallel_work on 2 threads
+# for 1 s. The CPU profile says serial_phase is a third; the wall clock
+# says it is half of the wait.
+demo: build
+	@./scripts/demo.sh $(DEMO)
+
+clean:
+	rm -f wallfold
