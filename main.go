@@ -39,7 +39,7 @@ cpu-clock), with --weight=cpu the plain CPU profile.`
 type CLI struct {
 	Input   string           `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
 	Output  string           `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  string           `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded or pprof (pprof: not yet available)."`
+	Format  string           `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope) or pprof (gzipped profile.proto with cpu and wall sample types)."`
 	Weight  string           `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   string           `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
 	Event   string           `help:"Use samples of this event (default: the first event seen)."`
@@ -117,9 +117,6 @@ func isBrokenPipe(err error) bool {
 }
 
 func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
-	if c.Format == "pprof" {
-		return &exitError{2, "-f pprof is not available yet: use -f folded"}
-	}
 	in, name, closeIn, err := openInput(c.Input, stdin)
 	if err != nil {
 		return &exitError{2, err.Error()}
@@ -135,17 +132,22 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		kernel:    c.Kernel || c.All,
 		jit:       c.JIT || c.All,
 		addrs:     c.Addrs,
+		pprof:     c.Format == "pprof",
 	}
 	p := newPipeline(cfg)
 	if err := p.read(in, name); err != nil {
 		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
 	}
+	warnings := p.warnings()
 	if !c.Quiet {
-		for _, w := range p.warnings() {
+		for _, w := range warnings {
 			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
 		}
 	}
 	return writeOutput(c.Output, stdout, func(w io.Writer) error {
+		if c.Format == "pprof" {
+			return p.writePprof(w, warnings)
+		}
 		return p.writeFolded(w)
 	})
 }

@@ -284,9 +284,3 @@ func TestInfernoCorpus(t *testing.T) {
 	}
 }
 
-func TestFormatPprofNotYet(t *testing.T) {
-	_, stderr, code := wallfold(t, "-f", "pprof", trace("phases.txt"))
-	if code == 0 || !strings.Contains(stderr, "pprof") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-}

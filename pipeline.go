@@ -21,6 +21,7 @@ type config struct {
 	jit        bool
 	addrs      bool
 	gapPeriods float64 // silence limit in sampling periods (0: default)
+	pprof      bool    // build a pprof profile instead of folded totals
 }
 
 // silencePeriods is how many sampling periods of silence end a running
@@ -41,6 +42,11 @@ type pipeline struct {
 
 	reader *parse.Reader
 
+	prof     *emit.Profile
+	refs     [][2]uint32 // pprof mode: Ref -> (stack, comm)
+	refID    map[[2]uint32]int
+	period   int64 // first sample's period
+
 	samples     int
 	idle        int
 	firstTime   int64
@@ -59,6 +65,10 @@ func newPipeline(cfg config) *pipeline {
 	}
 	if cfg.event != "" {
 		p.event = []byte(cfg.event)
+	}
+	if cfg.pprof {
+		p.prof = emit.NewProfile(emit.NameOptions{Addrs: cfg.addrs, Kernel: cfg.kernel, JIT: cfg.jit})
+		p.refID = make(map[[2]uint32]int)
 	}
 	return p
 }
@@ -120,6 +130,19 @@ func (p *pipeline) release(s state.Sample, par int) {
 	if par > 0 {
 		wall = float64(s.Period) / float64(par)
 	}
+	if p.prof != nil {
+		r := p.refs[s.Ref]
+		pid := s.PID
+		if pid < 0 {
+			if known, ok := p.tracker.PIDOf(s.TID); ok {
+				pid = known
+			} else if s.TID == 0 {
+				pid = 0
+			}
+		}
+		p.prof.Add(r[0], r[1], pid, s.TID, par, s.Period, wall)
+		return
+	}
 	p.totals.Add(uint32(s.Ref), s.Period, wall)
 }
 
@@ -132,7 +155,8 @@ func (p *pipeline) read(in io.Reader, name string) error {
 		if p.tracker == nil {
 			p.startTracker(rec)
 		}
-		if rec.HasTime {
+		if rec.HasTime && rec.Time > 0 {
+			// perf stamps synthesized records before the trace 0.000000.
 			if !p.haveTime {
 				p.firstTime, p.haveTime = rec.Time, true
 			}
@@ -192,14 +216,27 @@ func (p *pipeline) sample(rec *parse.Record) {
 			gap = int64(k * float64(rec.Period))
 		}
 		p.tracker.SetGap(gap)
+		p.period = int64(rec.Period)
 	}
 	p.samples++
 	if rec.TID == 0 {
 		p.idle++
 	}
+	java := string(rec.Comm) == "java"
+	if p.prof != nil {
+		k := [2]uint32{p.prof.Stack(rec.Frames, java), p.prof.Comm(rec.Comm)}
+		ref, ok := p.refID[k]
+		if !ok {
+			ref = len(p.refs)
+			p.refs = append(p.refs, k)
+			p.refID[k] = ref
+		}
+		s.Ref = ref
+		p.tracker.Sample(s)
+		return
+	}
 	p.root = commRoot(p.root, rec.Comm, rec.PID, rec.TID, p.cfg.pid, p.cfg.tid)
 	rootID := p.stacks.InternName(p.root)
-	java := string(rec.Comm) == "java"
 	s.Ref = int(p.stacks.Intern(rootID, rec.Frames, java))
 	p.tracker.Sample(s)
 }
@@ -248,4 +285,19 @@ func (p *pipeline) writeFolded(w io.Writer) error {
 		weight = emit.CPU
 	}
 	return emit.WriteFolded(w, p.stacks, &p.totals, weight)
+}
+
+func (p *pipeline) writePprof(w io.Writer, warnings []string) error {
+	meta := emit.Meta{
+		Event:      string(p.event),
+		TimeBased:  p.timeBased,
+		Period:     p.period,
+		StartNanos: p.firstTime,
+		EndNanos:   p.lastTime,
+	}
+	meta.Comments = append(meta.Comments, "wallfold "+version, "scope: "+p.scope.String())
+	for _, w := range warnings {
+		meta.Comments = append(meta.Comments, "warning: "+w)
+	}
+	return emit.WritePprof(w, p.prof.Build(meta))
 }

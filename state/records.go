@@ -133,3 +133,10 @@ func (t *Tracker) Flush() {
 		t.drain(g)
 	}
 }
+
+// PIDOf returns the process of tid when it is known (from a pid/tid
+// column, FORK, EXIT or COMM records, or CPU-wide switch records).
+func (t *Tracker) PIDOf(tid int) (int, bool) {
+	pid, ok := t.pidOf[tid]
+	return pid, ok
+}

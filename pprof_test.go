@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// writeProfile runs wallfold -f pprof on a trace and parses the result
+// back with the pprof library.
+func writeProfile(t *testing.T, args ...string) *profile.Profile {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "p.pb.gz")
+	_, stderr, code := wallfold(t, append([]string{"-q", "-f", "pprof", "-o", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("profile.Parse: %v", err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatalf("CheckValid: %v", err)
+	}
+	return p
+}
+
+func sampleIndex(t *testing.T, p *profile.Profile, typ string) int {
+	t.Helper()
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i
+		}
+	}
+	t.Fatalf("no sample type %q in %v", typ, p.SampleType)
+	return -1
+}
+
+func hasFunc(s *profile.Sample, name string) bool {
+	for _, l := range s.Location {
+		for _, ln := range l.Line {
+			if ln.Function.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// share returns the % of sample type idx in samples that contain fn.
+func profShare(p *profile.Profile, idx int, fn string, keep func(*profile.Sample) bool) float64 {
+	var in, all float64
+	for _, s := range p.Sample {
+		if keep != nil && !keep(s) {
+			continue
+		}
+		v := float64(s.Value[idx])
+		all += v
+		if hasFunc(s, fn) {
+			in += v
+		}
+	}
+	return 100 * in / all
+}
+
+func TestPprofMatchesFolded(t *testing.T) {
+	for _, name := range []string{"phases.txt", "phases.notask.txt", "procs.txt", "syswide.txt", "nocallchain.txt"} {
+		t.Run(name, func(t *testing.T) {
+			p := writeProfile(t, trace(name))
+			if p.DefaultSampleType != "wall" {
+				t.Errorf("DefaultSampleType = %q", p.DefaultSampleType)
+			}
+			want := []string{"samples/count", "cpu/nanoseconds", "wall/nanoseconds"}
+			for i, st := range p.SampleType {
+				if got := st.Type + "/" + st.Unit; got != want[i] {
+					t.Errorf("sample type %d = %s, want %s", i, got, want[i])
+				}
+			}
+			var cpu, wall float64
+			for _, s := range p.Sample {
+				cpu += float64(s.Value[1])
+				wall += float64(s.Value[2])
+			}
+			out, _, _ := wallfold(t, "-q", "--weight=cpu", trace(name))
+			fcpu := parseFolded(t, out).total
+			out, _, _ = wallfold(t, "-q", trace(name))
+			fwall := parseFolded(t, out).total
+			if cpu != fcpu {
+				t.Errorf("pprof cpu total %.0f != folded %.0f", cpu, fcpu)
+			}
+			// Both round once per merged line: the totals may differ by
+			// half a unit per line.
+			if tol := float64(len(p.Sample)+len(parseFolded(t, out).lines)) / 2; math.Abs(wall-fwall) > tol {
+				t.Errorf("pprof wall total %.0f != folded %.0f (± %.0f)", wall, fwall, tol)
+			}
+			if p.DurationNanos <= 0 || p.Period <= 0 || p.PeriodType == nil {
+				t.Errorf("duration %d, period %d %v", p.DurationNanos, p.Period, p.PeriodType)
+			}
+			if len(p.Comments) == 0 || !strings.HasPrefix(p.Comments[0], "wallfold ") {
+				t.Errorf("comments = %q", p.Comments)
+			}
+		})
+	}
+}
+
+func TestPprofKnownSplit(t *testing.T) {
+	p := writeProfile(t, trace("phases.txt"))
+	wall, cpu := sampleIndex(t, p, "wall"), sampleIndex(t, p, "cpu")
+	if got := profShare(p, wall, "serial_phase", nil); math.Abs(got-50) > 2 {
+		t.Errorf("wall share of serial_phase = %.1f%%, want 50", got)
+	}
+	if got := profShare(p, cpu, "serial_phase", nil); math.Abs(got-33.3) > 2 {
+		t.Errorf("cpu share of serial_phase = %.1f%%, want 33", got)
+	}
+	// -tagfocus=parallelism=1 keeps the serial phase, drops the parallel.
+	serial := func(s *profile.Sample) bool { return s.NumLabel["parallelism"][0] == 1 }
+	if got := profShare(p, wall, "serial_phase", serial); got < 95 {
+		t.Errorf("at parallelism 1, serial_phase is %.1f%% of wall, want ~100", got)
+	}
+	notSerial := func(s *profile.Sample) bool { return s.NumLabel["parallelism"][0] >= 2 }
+	if got := profShare(p, wall, "parallel_work", notSerial); got < 95 {
+		t.Errorf("at parallelism 2, parallel_work is %.1f%% of wall, want ~100", got)
+	}
+	for _, s := range p.Sample {
+		if s.Label["comm"][0] != "phases" || s.NumLabel["tid"] == nil || s.NumLabel["pid"] == nil {
+			t.Fatalf("labels: %v %v", s.Label, s.NumLabel)
+		}
+	}
+}
+
+// Process scope in a system-wide trace: serial_phase within process
+// phases, read from the pid label.
+func TestPprofSyswideProcess(t *testing.T) {
+	p := writeProfile(t, trace("syswide.txt"))
+	wall := sampleIndex(t, p, "wall")
+	inPhases := func(s *profile.Sample) bool { return s.Label["comm"][0] == "phases" }
+	if got := profShare(p, wall, "serial_phase", inPhases); math.Abs(got-50) > 2 {
+		t.Errorf("serial_phase = %.1f%% of phases' wall, want 50", got)
+	}
+	if !strings.Contains(strings.Join(p.Comments, "\n"), "scope: process") {
+		t.Errorf("comments: %q", p.Comments)
+	}
+}
+
+func TestPprofInlinedLines(t *testing.T) {
+	p := writeProfile(t, "--weight=cpu", "testdata/corpus/inferno/cpp-stacks-std-function.txt")
+	found := false
+	for _, l := range p.Location {
+		if len(l.Line) > 1 {
+			found = true
+			last := l.Line[len(l.Line)-1].Function.Name
+			if last == "_dl_map_segments" || last == "__mmap64" {
+				t.Errorf("inlined function %s is the caller line of %v", last, l.Line)
+			}
+		}
+	}
+	if !found {
+		t.Error("no Location with inlined Lines")
+	}
+	if p.SampleType[1].Type != "cycles" || p.SampleType[2].Type != "cycles_wall" {
+		t.Errorf("sample types for cycles: %v %v", p.SampleType[1], p.SampleType[2])
+	}
+}
