@@ -283,4 +283,3 @@ func TestInfernoCorpus(t *testing.T) {
 		})
 	}
 }
-

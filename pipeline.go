@@ -42,10 +42,10 @@ type pipeline struct {
 
 	reader *parse.Reader
 
-	prof     *emit.Profile
-	refs     [][2]uint32 // pprof mode: Ref -> (stack, comm)
-	refID    map[[2]uint32]int
-	period   int64 // first sample's period
+	prof   *emit.Profile
+	refs   [][2]uint32 // pprof mode: Ref -> (stack, comm)
+	refID  map[[2]uint32]int
+	period int64 // first sample's period
 
 	samples     int
 	idle        int

@@ -26,17 +26,17 @@ type Profile struct {
 	locs     map[locKey]*profile.Location
 	locList  []*profile.Location
 
-	frameLoc  map[string]*profile.Location // raw frame run -> location
-	stacks    [][]*profile.Location        // per stack id, leaf first
-	stackID   map[string]uint32
-	comms     []string
-	commID    map[string]uint32
-	samples   map[sampleKey]*sampleVal
-	idsBuf    []uint64
-	keyBuf    []byte
-	namesBuf  []string
-	runBuf    []parse.Frame
-	locsBuf   []*profile.Location
+	frameLoc map[string]*profile.Location // raw frame run -> location
+	stacks   [][]*profile.Location        // per stack id, leaf first
+	stackID  map[string]uint32
+	comms    []string
+	commID   map[string]uint32
+	samples  map[sampleKey]*sampleVal
+	idsBuf   []uint64
+	keyBuf   []byte
+	namesBuf []string
+	runBuf   []parse.Frame
+	locsBuf  []*profile.Location
 }
 
 type locKey struct {
