@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+	"github.com/wallfold/wallfold/parse"
 )
 
 var version = "0.1.0"
@@ -37,20 +38,32 @@ cpu-clock), with --weight=cpu the plain CPU profile.`
 
 // CLI is wallfold's command line.
 type CLI struct {
-	Input   string           `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
-	Output  string           `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  string           `short:"f" enum:"folded,pprof" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope) or pprof (gzipped profile.proto with cpu and wall sample types)."`
-	Weight  string           `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
-	Scope   string           `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
-	Event   string           `help:"Use samples of this event (default: the first event seen)."`
-	PID     bool             `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
-	TID     bool             `name:"tid" help:"Root frame comm-PID/TID."`
-	Kernel  bool             `help:"Annotate kernel frames with _[k]."`
-	JIT     bool             `name:"jit" help:"Annotate JIT frames (/tmp/perf-PID.map) with _[j]."`
-	All     bool             `help:"All annotations (--kernel --jit)."`
-	Addrs   bool             `help:"Include addresses in [unknown] frames: [dso <addr>]."`
+	Input   string `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
+	Output  string `short:"o" default:"-" help:"Write the output here (- : stdout)."`
+	Format  string `short:"f" enum:"folded,pprof,summary" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types) or summary (the parallelism story as text)."`
+	Summary bool   `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
+	Weight  string `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Scope   string `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Event   string `help:"Use samples of this event (default: the first event seen)."`
+
+	PID    bool `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
+	TID    bool `name:"tid" help:"Root frame comm-PID/TID."`
+	Kernel bool `help:"Annotate kernel frames with _[k]."`
+	JIT    bool `name:"jit" help:"Annotate JIT frames (perf map and jitdump files) with _[j]."`
+	All    bool `help:"All annotations (--kernel --jit)."`
+	Addrs  bool `help:"Include addresses in [unknown] frames: [dso <addr>]."`
+
+	Parallelism      string `placeholder:"LIST" help:"Keep samples whose parallelism is in LIST: 1 | 1,3 | 2-4 | 8- (open end)."`
+	Comm             string `placeholder:"NAME,..." help:"Keep samples of these thread names only."`
+	PIDs             string `name:"pids" placeholder:"LIST" help:"Keep samples of these processes only (LIST as for --parallelism)."`
+	TIDs             string `name:"tids" placeholder:"LIST" help:"Keep samples of these threads only."`
+	Time             string `placeholder:"START,END" help:"Keep samples in this window: trace seconds (123.4,125) or percent of the span (10%,20%); either end may be empty."`
+	ParallelismFrame bool   `help:"Add the parallelism as the root frame ([parallelism 2]) of folded stacks."`
+
 	Quiet   bool             `short:"q" help:"No warnings on stderr."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	// Silence limit in sampling periods; hidden: for measuring the model.
+	GapPeriods float64 `hidden:"" default:"0"`
 }
 
 func main() {
@@ -117,63 +130,131 @@ func isBrokenPipe(err error) bool {
 }
 
 func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
-	in, name, closeIn, err := openInput(c.Input, stdin)
+	in, name, file, closeIn, err := openInput(c.Input, stdin)
 	if err != nil {
 		return &exitError{2, err.Error()}
 	}
 	defer closeIn()
 
 	cfg := config{
-		weightCPU: c.Weight == "cpu",
-		scope:     c.Scope,
-		event:     c.Event,
-		pid:       c.PID,
-		tid:       c.TID,
-		kernel:    c.Kernel || c.All,
-		jit:       c.JIT || c.All,
-		addrs:     c.Addrs,
-		pprof:     c.Format == "pprof",
+		weightCPU:  c.Weight == "cpu",
+		scope:      c.Scope,
+		event:      c.Event,
+		pid:        c.PID,
+		tid:        c.TID,
+		kernel:     c.Kernel || c.All,
+		jit:        c.JIT || c.All,
+		addrs:      c.Addrs,
+		pprof:      c.Format == "pprof",
+		summary:    c.Summary || c.Format == "summary",
+		parFrame:   c.ParallelismFrame,
+		gapPeriods: c.GapPeriods,
+	}
+	if err := c.filters(&cfg, file); err != nil {
+		return &exitError{2, err.Error()}
 	}
 	p := newPipeline(cfg)
 	if err := p.read(in, name); err != nil {
 		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
 	}
 	warnings := p.warnings()
-	if !c.Quiet {
+	if !c.Quiet && c.Format != "summary" { // the summary carries them
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
 		}
 	}
+	if c.Summary && c.Format != "summary" {
+		// The warnings are on stderr already, just above.
+		if err := p.writeSummary(stderr, isTerminal(stderr), nil); err != nil {
+			return err
+		}
+	}
 	return writeOutput(c.Output, stdout, func(w io.Writer) error {
-		if c.Format == "pprof" {
+		switch c.Format {
+		case "pprof":
 			return p.writePprof(w, warnings)
+		case "summary":
+			return p.writeSummary(w, isTerminal(w), warnings)
 		}
 		return p.writeFolded(w)
 	})
 }
 
-// openInput opens FILE or stdin, transparently un-gzipping.
-func openInput(path string, stdin io.Reader) (io.Reader, string, func(), error) {
-	var r io.Reader = stdin
-	name := "<stdin>"
-	closer := func() {}
+// filters turns the filter flags into cfg.
+func (c *CLI) filters(cfg *config, file *os.File) error {
+	if c.Parallelism != "" {
+		l, err := parseIntList(c.Parallelism)
+		if err != nil {
+			return fmt.Errorf("--parallelism %v", err)
+		}
+		cfg.parList = &l
+	}
+	if c.PIDs != "" {
+		l, err := parseIntList(c.PIDs)
+		if err != nil {
+			return fmt.Errorf("--pids %v", err)
+		}
+		cfg.pids = &l
+	}
+	if c.TIDs != "" {
+		l, err := parseIntList(c.TIDs)
+		if err != nil {
+			return fmt.Errorf("--tids %v", err)
+		}
+		cfg.tids = &l
+	}
+	if c.Comm != "" {
+		cfg.comms = splitList(c.Comm)
+	}
+	if c.Time != "" {
+		w, err := parseTimeWindow(c.Time)
+		if err != nil {
+			return fmt.Errorf("--time %v", err)
+		}
+		cfg.window = &w
+		// Percentages need the trace's end: read it from the file's tail
+		// (a pipe's samples wait until its end instead).
+		if w.percent && file != nil {
+			if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+				if last, ok := parse.LastTime(file, st.Size()); ok {
+					cfg.lastTime = last
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// openInput opens FILE or stdin, transparently un-gzipping. file is the
+// plain (seekable) input file, nil for stdin and gzip.
+func openInput(path string, stdin io.Reader) (r io.Reader, name string, file *os.File, closer func(), err error) {
+	r, name, closer = stdin, "<stdin>", func() {}
 	if path != "" && path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, "", nil, nil, err
 		}
-		r, name, closer = f, path, func() { f.Close() }
+		r, name, file, closer = f, path, f, func() { f.Close() }
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			closer()
-			return nil, "", nil, fmt.Errorf("%s: %v", name, err)
+			return nil, "", nil, nil, fmt.Errorf("%s: %v", name, err)
 		}
-		return zr, name, closer, nil
+		return zr, name, nil, closer, nil
 	}
-	return br, name, closer, nil
+	return br, name, file, closer, nil
 }
 
 // writeOutput writes to stdout, or to a temporary file beside path that is

@@ -283,3 +283,18 @@ func TestInfernoCorpus(t *testing.T) {
 		})
 	}
 }
+
+// runStdin runs wallfold with the file on stdin.
+func runStdin(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	if code := run(args, f, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	return out.String()
+}

@@ -22,6 +22,17 @@ type config struct {
 	addrs      bool
 	gapPeriods float64 // silence limit in sampling periods (0: default)
 	pprof      bool    // build a pprof profile instead of folded totals
+	summary    bool    // gather the parallelism summary
+
+	// Output filters: parallelism is computed from all records, only
+	// what is written is filtered.
+	parList  *intList
+	comms    map[string]bool
+	pids     *intList
+	tids     *intList
+	window   *timeWindow
+	lastTime int64 // trace end when known beforehand (for % windows)
+	parFrame bool  // root frame "[parallelism N]"
 }
 
 // silencePeriods is how many sampling periods of silence end a running
@@ -47,6 +58,17 @@ type pipeline struct {
 	refID  map[[2]uint32]int
 	period int64 // first sample's period
 
+	sum      map[int]*sumGroup
+	parRoot  map[[2]uint32]uint32 // (par name, stack) -> stack with it as root
+	deferred []deferredSample     // % time windows on a pipe: applied at the end
+	deferAll bool
+	winLo    int64
+	winHi    int64
+	winSet   bool
+
+	lookahead bool
+	ahead     ring
+
 	samples     int
 	idle        int
 	firstTime   int64
@@ -65,6 +87,15 @@ func newPipeline(cfg config) *pipeline {
 	}
 	if cfg.event != "" {
 		p.event = []byte(cfg.event)
+	}
+	if cfg.summary {
+		p.sum = make(map[int]*sumGroup)
+	}
+	if cfg.parFrame {
+		p.parRoot = make(map[[2]uint32]uint32)
+	}
+	if cfg.window != nil && cfg.window.percent && cfg.lastTime == 0 {
+		p.deferAll = true // the span is known only at the end
 	}
 	if cfg.pprof {
 		p.prof = emit.NewProfile(emit.NameOptions{Addrs: cfg.addrs, Kernel: cfg.kernel, JIT: cfg.jit})
@@ -120,30 +151,74 @@ func (p *pipeline) startTracker(rec *parse.Record) {
 		}
 	}
 	p.tracker = state.New(state.Config{Scope: p.scope, Gap: -1}, p.release)
+	// Per-process parallelism needs each thread's process before its first
+	// record is counted; perf often names it only a little later (a
+	// CPU-wide switch's next/prev pid/tid): look ahead for it.
+	p.lookahead = p.scope == state.Process
+}
+
+// deferredSample is a released sample kept until the trace's span is known.
+type deferredSample struct {
+	s   state.Sample
+	par int
 }
 
 func (p *pipeline) release(s state.Sample, par int) {
 	if s.Ref < 0 {
-		return // a sample of another event: only a sign of life
+		return // another event or a filtered comm: only a sign of life
+	}
+	if p.cfg.window != nil {
+		if p.deferAll {
+			p.deferred = append(p.deferred, deferredSample{s, par})
+			return
+		}
+		if !p.winSet {
+			p.winLo, p.winHi = p.cfg.window.bounds(p.firstTime, p.cfg.lastTime)
+			p.winSet = true
+		}
+		if s.Time < p.winLo || s.Time > p.winHi {
+			return
+		}
+	}
+	p.emitSample(s, par)
+}
+
+// emitSample filters and adds a released sample to the outputs.
+func (p *pipeline) emitSample(s state.Sample, par int) {
+	if p.cfg.parList != nil && !p.cfg.parList.has(par) {
+		return
+	}
+	if p.cfg.tids != nil && !p.cfg.tids.has(s.TID) {
+		return
+	}
+	pid := s.PID
+	if pid < 0 {
+		if known, ok := p.tracker.PIDOf(s.TID); ok {
+			pid = known
+		} else if s.TID == 0 {
+			pid = 0
+		}
+	}
+	if p.cfg.pids != nil && (pid < 0 || !p.cfg.pids.has(pid)) {
+		return
 	}
 	var wall float64
 	if par > 0 {
 		wall = float64(s.Period) / float64(par)
 	}
+	if p.sum != nil {
+		p.addSummary(s, pid, par, wall)
+	}
 	if p.prof != nil {
 		r := p.refs[s.Ref]
-		pid := s.PID
-		if pid < 0 {
-			if known, ok := p.tracker.PIDOf(s.TID); ok {
-				pid = known
-			} else if s.TID == 0 {
-				pid = 0
-			}
-		}
 		p.prof.Add(r[0], r[1], pid, s.TID, par, s.Period, wall)
 		return
 	}
-	p.totals.Add(uint32(s.Ref), s.Period, wall)
+	ref := uint32(s.Ref)
+	if p.cfg.parFrame {
+		ref = p.withParFrame(ref, par)
+	}
+	p.totals.Add(ref, s.Period, wall)
 }
 
 // read consumes the whole input.
@@ -165,26 +240,28 @@ func (p *pipeline) read(in io.Reader, name string) error {
 		switch rec.Kind {
 		case parse.KindSample:
 			p.sample(rec)
-		case parse.KindSwitch:
-			p.tracker.Switch(rec.Time, rec.PID, rec.TID, rec.CPU, rec.Out)
-		case parse.KindSwitchCPUWide:
-			p.tracker.SwitchCPUWide(rec.Time, rec.PID, rec.TID, rec.CPU, rec.Out, rec.OtherPID, rec.OtherTID)
-		case parse.KindFork:
-			p.tracker.Fork(rec.Time, rec.OtherPID, rec.OtherTID)
-		case parse.KindExit:
-			p.tracker.Exit(rec.Time, rec.OtherPID, rec.OtherTID)
-		case parse.KindComm:
-			p.tracker.Comm(rec.Time, rec.OtherPID, rec.OtherTID)
-		case parse.KindLost:
-			p.tracker.Lost(rec.Time, rec.Lost)
-		default:
+		case parse.KindOther:
 			if rec.HasTime {
-				p.tracker.Tick(rec.Time)
+				p.push(event{kind: parse.KindOther, time: rec.Time})
 			}
+		default:
+			p.push(event{kind: rec.Kind, time: rec.Time, pid: rec.PID, tid: rec.TID, cpu: rec.CPU,
+				out: rec.Out, opid: rec.OtherPID, otid: rec.OtherTID, lost: rec.Lost})
 		}
+	}
+	for p.ahead.len() > 0 {
+		p.apply(p.ahead.pop())
 	}
 	if p.tracker != nil {
 		p.tracker.Flush()
+	}
+	if p.deferAll {
+		p.cfg.lastTime = p.lastTime
+		p.deferAll = false
+		for _, d := range p.deferred {
+			p.release(d.s, d.par)
+		}
+		p.deferred = nil
 	}
 	return r.Err()
 }
@@ -196,7 +273,7 @@ func (p *pipeline) sample(rec *parse.Record) {
 	s := state.Sample{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU, Period: rec.Period, Ref: -1}
 	if !eventMatches(rec.Event, p.event) {
 		p.otherEvents[string(rec.Event)]++
-		p.tracker.Sample(s)
+		p.pushSample(s)
 		return
 	}
 	if !p.gapSet {
@@ -223,6 +300,10 @@ func (p *pipeline) sample(rec *parse.Record) {
 		p.idle++
 	}
 	java := string(rec.Comm) == "java"
+	if p.cfg.comms != nil && !p.cfg.comms[string(rec.Comm)] {
+		p.pushSample(s) // still a sign of life for the others
+		return
+	}
 	if p.prof != nil {
 		k := [2]uint32{p.prof.Stack(rec.Frames, java), p.prof.Comm(rec.Comm)}
 		ref, ok := p.refID[k]
@@ -232,13 +313,13 @@ func (p *pipeline) sample(rec *parse.Record) {
 			p.refID[k] = ref
 		}
 		s.Ref = ref
-		p.tracker.Sample(s)
+		p.pushSample(s)
 		return
 	}
 	p.root = commRoot(p.root, rec.Comm, rec.PID, rec.TID, p.cfg.pid, p.cfg.tid)
 	rootID := p.stacks.InternName(p.root)
 	s.Ref = int(p.stacks.Intern(rootID, rec.Frames, java))
-	p.tracker.Sample(s)
+	p.pushSample(s)
 }
 
 // warnings returns the run's warnings, one line each.
@@ -300,4 +381,118 @@ func (p *pipeline) writePprof(w io.Writer, warnings []string) error {
 		meta.Comments = append(meta.Comments, "warning: "+w)
 	}
 	return emit.WritePprof(w, p.prof.Build(meta))
+}
+
+func (p *pipeline) writeSummary(w io.Writer, unicode bool, warnings []string) error {
+	o := emit.SummaryOptions{TimeBased: p.timeBased, Unit: string(p.event), Unicode: unicode}
+	return emit.WriteSummary(w, p.summaryGroups(), o, warnings)
+}
+
+// event is a record reduced to what the tracker needs, so that records can
+// wait in the look-ahead window without their stacks (a sample's stack is
+// interned before it waits).
+type event struct {
+	kind       parse.Kind
+	out        bool
+	time       int64
+	pid, tid   int
+	cpu        int
+	opid, otid int
+	lost       uint64
+	s          state.Sample
+}
+
+// lookaheadNs is how far (in trace time) records wait in process scope so
+// that hints about a thread's process reach the tracker before the thread.
+const lookaheadNs = 100e6
+
+// lookaheadMax bounds the window's memory whatever the trace's rate.
+const lookaheadMax = 1 << 18
+
+// ring is a FIFO of events.
+type ring struct {
+	buf        []event
+	head, size int
+}
+
+func (r *ring) len() int { return r.size }
+
+func (r *ring) push(e event) {
+	if r.size == len(r.buf) {
+		nb := make([]event, max(64, 2*len(r.buf)))
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = e
+	r.size++
+}
+
+func (r *ring) peek() *event { return &r.buf[r.head] }
+
+func (r *ring) pop() event {
+	e := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return e
+}
+
+func (p *pipeline) pushSample(s state.Sample) {
+	p.push(event{kind: parse.KindSample, time: s.Time, s: s})
+}
+
+// push hands an event to the tracker, through the look-ahead window when
+// there is one.
+func (p *pipeline) push(e event) {
+	if !p.lookahead {
+		p.apply(e)
+		return
+	}
+	// Learn what the event says about processes now, before the window.
+	switch e.kind {
+	case parse.KindSample:
+		if e.s.PID > 0 {
+			p.tracker.Hint(e.s.PID, e.s.TID)
+		}
+	case parse.KindSwitch, parse.KindSwitchCPUWide:
+		if e.pid > 0 {
+			p.tracker.Hint(e.pid, e.tid)
+		}
+		if e.kind == parse.KindSwitchCPUWide && e.opid > 0 {
+			p.tracker.Hint(e.opid, e.otid)
+		}
+	case parse.KindFork, parse.KindExit, parse.KindComm:
+		p.tracker.Hint(e.opid, e.otid)
+	}
+	p.ahead.push(e)
+	for p.ahead.len() > 0 {
+		h := p.ahead.peek()
+		if e.time-h.time < lookaheadNs && p.ahead.len() < lookaheadMax {
+			break
+		}
+		p.apply(p.ahead.pop())
+	}
+}
+
+func (p *pipeline) apply(e event) {
+	t := p.tracker
+	switch e.kind {
+	case parse.KindSample:
+		t.Sample(e.s)
+	case parse.KindSwitch:
+		t.Switch(e.time, e.pid, e.tid, e.cpu, e.out)
+	case parse.KindSwitchCPUWide:
+		t.SwitchCPUWide(e.time, e.pid, e.tid, e.cpu, e.out, e.opid, e.otid)
+	case parse.KindFork:
+		t.Fork(e.time, e.opid, e.otid)
+	case parse.KindExit:
+		t.Exit(e.time, e.opid, e.otid)
+	case parse.KindComm:
+		t.Comm(e.time, e.opid, e.otid)
+	case parse.KindLost:
+		t.Lost(e.time, e.lost)
+	default:
+		t.Tick(e.time)
+	}
 }

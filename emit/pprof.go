@@ -326,3 +326,19 @@ func WritePprof(w io.Writer, pr *profile.Profile) error {
 	}
 	return zw.Close()
 }
+
+// CommName returns the thread name with id.
+func (p *Profile) CommName(id uint32) string { return p.comms[id] }
+
+// StackNames returns the function names of stack id, root first.
+func (p *Profile) StackNames(id uint32) []string {
+	var names []string
+	locs := p.stacks[id]
+	for i := len(locs) - 1; i >= 0; i-- {
+		ls := locs[i].Line
+		for j := len(ls) - 1; j >= 0; j-- {
+			names = append(names, ls[j].Function.Name)
+		}
+	}
+	return names
+}

@@ -108,3 +108,16 @@ func (s *Stacks) frameKey(f *parse.Frame, java bool) []byte {
 	s.key = k
 	return k
 }
+
+// Prepend returns the id of stack id with the name root put before it.
+func (s *Stacks) Prepend(root, id uint32) uint32 {
+	ids := append([]uint32{root}, s.stackFrames[id]...)
+	kb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)*4)
+	if nid, ok := s.stackID[string(kb)]; ok {
+		return nid
+	}
+	nid := uint32(len(s.stackFrames))
+	s.stackFrames = append(s.stackFrames, ids)
+	s.stackID[string(kb)] = nid
+	return nid
+}

@@ -12,6 +12,12 @@ func (t *Tracker) Sample(s Sample) {
 		t.release(s, 0)
 		return
 	}
+	if s.TID < 0 {
+		// perf lost track of the task (it exited): count it alone.
+		t.advance(s.Time)
+		t.release(s, 1)
+		return
+	}
 	if s.PID > 0 {
 		t.learn(s.PID, s.TID)
 	}
@@ -33,6 +39,18 @@ func (t *Tracker) Sample(s Sample) {
 func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
 	t.stats.Switches++
 	if tid == 0 {
+		t.advance(now)
+		return
+	}
+	if tid < 0 {
+		// An exited task perf no longer names (":-1 -1"): whatever ran on
+		// the CPU has left it.
+		if out && cpu >= 0 {
+			if cur := t.cpuCur[cpu]; cur != nil && cur.running && cur.cpu == cpu {
+				t.stop(cur, now)
+				t.drain(cur.g)
+			}
+		}
 		t.advance(now)
 		return
 	}
@@ -133,6 +151,10 @@ func (t *Tracker) Flush() {
 		t.drain(g)
 	}
 }
+
+// Hint tells the tracker early that tid belongs to pid, before the
+// records that involve tid are given (the caller may look ahead).
+func (t *Tracker) Hint(pid, tid int) { t.learn(pid, tid) }
 
 // PIDOf returns the process of tid when it is known (from a pid/tid
 // column, FORK, EXIT or COMM records, or CPU-wide switch records).

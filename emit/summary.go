@@ -1,0 +1,130 @@
+package emit
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// SummaryGroup is the parallelism story of one scope group: the whole
+// workload, or one process.
+type SummaryGroup struct {
+	Name       string
+	Samples    int
+	CPU, Wall  float64 // in period units
+	Start, End int64   // ns, first and last sample
+	// Levels maps a parallelism to the wall and cpu weight spent at it.
+	Levels map[int]*[2]float64
+	// Serial are the functions that ran at parallelism 1, by wall weight.
+	Serial []FuncWeight
+}
+
+// FuncWeight is a function's self and cumulative (inclusive) weight.
+type FuncWeight struct {
+	Name      string
+	Self, Cum float64
+}
+
+// SummaryOptions says how to print.
+type SummaryOptions struct {
+	TimeBased bool   // weights are nanoseconds: print seconds
+	Unit      string // for other events, e.g. "cycles"
+	Unicode   bool   // block bars (a terminal) or '#'
+	TopN      int
+}
+
+// WriteSummary prints the groups, largest wall first, then the warnings.
+func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings []string) error {
+	bw := bufio.NewWriter(w)
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Wall > groups[j].Wall })
+	if o.TopN == 0 {
+		o.TopN = 10
+	}
+	val := func(x float64) string {
+		if o.TimeBased {
+			return fmt.Sprintf("%.3f s", x/1e9)
+		}
+		return fmt.Sprintf("%.0f %s", x, o.Unit)
+	}
+	if len(groups) == 0 {
+		fmt.Fprintln(bw, "no samples")
+	}
+	for gi, g := range groups {
+		if gi > 0 {
+			fmt.Fprintln(bw)
+		}
+		fmt.Fprintf(bw, "%s\n", g.Name)
+		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall: %s   span: %.3f s\n",
+			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
+		avg := 0.0
+		if g.Wall > 0 {
+			avg = g.CPU / g.Wall
+		}
+		fmt.Fprintf(bw, "  average parallelism: %.2f\n", avg)
+		levels := make([]int, 0, len(g.Levels))
+		for p := range g.Levels {
+			levels = append(levels, p)
+		}
+		sort.Ints(levels)
+		fmt.Fprintf(bw, "  %11s  %-29s %s\n", "parallelism", "wall", "cpu")
+		for _, p := range levels {
+			lv := g.Levels[p]
+			ws, cs := share(lv[0], g.Wall), share(lv[1], g.CPU)
+			label := fmt.Sprint(p)
+			if p == 0 {
+				label = "idle"
+			}
+			fmt.Fprintf(bw, "  %11s  %5.1f%% %s  %5.1f%% %s\n", label, ws, pad(bar(ws, 20, o.Unicode), 20), cs, bar(cs, 20, o.Unicode))
+		}
+		if len(g.Serial) > 0 {
+			fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
+			fmt.Fprintf(bw, "    %12s %6s %12s %6s  %s\n", "self", "self%", "total", "total%", "function")
+			for i, f := range g.Serial {
+				if i == o.TopN {
+					break
+				}
+				fmt.Fprintf(bw, "    %12s %5.1f%% %12s %5.1f%%  %s\n", val(f.Self), share(f.Self, g.Wall), val(f.Cum), share(f.Cum, g.Wall), f.Name)
+			}
+		}
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(bw)
+		for _, wn := range warnings {
+			fmt.Fprintf(bw, "warning: %s\n", strings.ReplaceAll(wn, "\n", "\n  "))
+		}
+	}
+	return bw.Flush()
+}
+
+func share(x, of float64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * x / of
+}
+
+// bar draws pct (0..100) in width cells; Unicode bars have eighths.
+func bar(pct float64, width int, unicode bool) string {
+	cells := pct / 100 * float64(width)
+	if !unicode {
+		return strings.Repeat("#", int(cells+0.5))
+	}
+	full := int(cells)
+	rest := int((cells - float64(full)) * 8)
+	s := strings.Repeat("█", full)
+	if rest > 0 && full < width {
+		s += string([]rune("▏▎▍▌▋▊▉")[rest-1])
+	}
+	return s
+}
+
+// pad pads s with spaces to width runes.
+func pad(s string, width int) string {
+	n := len([]rune(s))
+	if n >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-n)
+}

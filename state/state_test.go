@@ -1,0 +1,414 @@
+package state
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+const ms = int64(1e6)
+
+// op is one tracker input.
+type op struct {
+	kind     byte // 's' sample, 'i' switch in, 'o' switch out, 'w' cpu-wide, 'f' fork, 'x' exit, 'c' comm, 'l' lost, 't' tick, 'g' set gap
+	at       int64
+	pid, tid int
+	cpu      int
+	out      bool
+	opid     int // fork/exit pid is pid; cpu-wide other pid/tid
+	otid     int
+	ref      int
+	gap      int64
+}
+
+func smp(at int64, pid, tid, ref int) op {
+	return op{kind: 's', at: at, pid: pid, tid: tid, cpu: -1, ref: ref}
+}
+func smpCPU(at int64, pid, tid, cpu, ref int) op {
+	return op{kind: 's', at: at, pid: pid, tid: tid, cpu: cpu, ref: ref}
+}
+func in(at int64, pid, tid int) op { return op{kind: 'i', at: at, pid: pid, tid: tid, cpu: -1} }
+func out(at int64, pid, tid int) op {
+	return op{kind: 'o', at: at, pid: pid, tid: tid, cpu: -1, out: true}
+}
+func fork(at int64, pid, tid int) op {
+	return op{kind: 'f', at: at, pid: pid, tid: tid}
+}
+func exit(at int64, pid, tid int) op { return op{kind: 'x', at: at, pid: pid, tid: tid} }
+func wide(at int64, pid, tid, cpu int, isOut bool, opid, otid int) op {
+	return op{kind: 'w', at: at, pid: pid, tid: tid, cpu: cpu, out: isOut, opid: opid, otid: otid}
+}
+
+// run feeds ops to a tracker, flushes, and returns each ref's parallelism;
+// it fails the test if a sample is released twice or never.
+func run(t *testing.T, cfg Config, ops []op) map[int]int {
+	t.Helper()
+	got := map[int]int{}
+	times := map[int]int{}
+	tr := New(cfg, func(s Sample, par int) {
+		times[s.Ref]++
+		got[s.Ref] = par
+	})
+	samples := 0
+	for _, o := range ops {
+		switch o.kind {
+		case 's':
+			samples++
+			tr.Sample(Sample{Time: o.at, PID: o.pid, TID: o.tid, CPU: o.cpu, Period: 1001001, Ref: o.ref})
+		case 'i', 'o':
+			tr.Switch(o.at, o.pid, o.tid, o.cpu, o.out)
+		case 'w':
+			tr.SwitchCPUWide(o.at, o.pid, o.tid, o.cpu, o.out, o.opid, o.otid)
+		case 'f':
+			tr.Fork(o.at, o.pid, o.tid)
+		case 'x':
+			tr.Exit(o.at, o.pid, o.tid)
+		case 'c':
+			tr.Comm(o.at, o.pid, o.tid)
+		case 'l':
+			tr.Lost(o.at, 1)
+		case 't':
+			tr.Tick(o.at)
+		case 'g':
+			tr.SetGap(o.gap)
+		}
+	}
+	tr.Flush()
+	if len(times) != samples {
+		t.Errorf("released %d distinct samples, want %d", len(times), samples)
+	}
+	for ref, n := range times {
+		if n != 1 {
+			t.Errorf("sample %d released %d times", ref, n)
+		}
+	}
+	return got
+}
+
+func TestTrackerScenarios(t *testing.T) {
+	gap := 10 * ms
+	tests := []struct {
+		name string
+		cfg  Config
+		ops  []op
+		want map[int]int // ref -> parallelism
+	}{
+		{
+			name: "one thread alone",
+			cfg:  Config{Gap: gap},
+			ops:  []op{smp(1*ms, 100, 101, 1), smp(2*ms, 100, 101, 2), smp(3*ms, 100, 101, 3)},
+			want: map[int]int{1: 1, 2: 1, 3: 1},
+		},
+		{
+			// 101 runs from 1 ms, 102 from 1.5 ms; 101's last sign is 3 ms.
+			name: "two threads running together",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smp(1000_000, 100, 101, 1), smp(1500_000, 100, 102, 2),
+				smp(2000_000, 100, 101, 3), smp(2500_000, 100, 102, 4),
+				smp(3000_000, 100, 101, 5), smp(3500_000, 100, 102, 6),
+			},
+			want: map[int]int{1: 1, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1},
+		},
+		{
+			name: "a thread switched OUT no longer counts",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smp(500_000, 100, 102, 1),
+				smp(1000_000, 100, 101, 2),
+				out(1200_000, 100, 101),
+				smp(1500_000, 100, 102, 3), smp(2500_000, 100, 102, 4),
+			},
+			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
+		},
+		{
+			// The tracker has no preempt flag: the caller passes OUT preempt
+			// as out=true, and the thread is off the CPU until its IN.
+			name: "OUT preempt counts as not running until IN",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smp(500_000, 100, 102, 1),
+				smp(1000_000, 100, 101, 2),
+				out(1200_000, 100, 101),
+				smp(1500_000, 100, 102, 3),
+				in(1800_000, 100, 101),
+				smp(2000_000, 100, 102, 4),
+				smp(2300_000, 100, 101, 5),
+				smp(2600_000, 100, 102, 6),
+			},
+			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 2, 5: 2, 6: 1},
+		},
+		{
+			name: "EXIT ends a thread",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smp(500_000, 100, 102, 1),
+				smp(1000_000, 100, 101, 2),
+				exit(1100_000, 100, 101),
+				smp(1500_000, 100, 102, 3), smp(2000_000, 100, 102, 4),
+			},
+			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
+		},
+		{
+			// 101's last record is a SWITCH IN at 1 ms; the gap (5 ms)
+			// expires at 6 ms. It is taken as stopped at 1 ms, so 102's
+			// samples before and after 6 ms all get 1.
+			name: "silent after SWITCH IN longer than the gap: stopped at that record",
+			cfg:  Config{Gap: 5 * ms},
+			ops: []op{
+				smp(500_000, 100, 101, 1),
+				in(1*ms, 100, 101),
+				smp(2*ms, 100, 102, 2), smp(3*ms, 100, 102, 3), smp(4*ms, 100, 102, 4),
+				smp(5*ms, 100, 102, 5), smp(6*ms, 100, 102, 6), smp(7*ms, 100, 102, 7),
+				smp(8*ms, 100, 102, 8), smp(12*ms, 100, 102, 9),
+			},
+			want: map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 1},
+		},
+		{
+			// Same, but 101 shows up again at 4 ms: the 3 ms silence is
+			// shorter than the gap, so it ran throughout.
+			name: "silence shorter than the gap: running throughout",
+			cfg:  Config{Gap: 5 * ms},
+			ops: []op{
+				in(1*ms, 100, 101),
+				smp(2*ms, 100, 102, 1), smp(3*ms, 100, 102, 2),
+				smp(4*ms, 100, 101, 3),
+				smp(4500_000, 100, 102, 4),
+			},
+			// At 4.5 ms 101's last sign (4 ms) has nothing after it: the
+			// trace ends, so it is taken as stopped there.
+			want: map[int]int{1: 2, 2: 2, 3: 2, 4: 1},
+		},
+		{
+			// A thread that comes back after a long silence ran neither
+			// during it: the samples in between get 1.
+			name: "silence longer than the gap ended by the thread's own sample",
+			cfg:  Config{Gap: 5 * ms},
+			ops: []op{
+				smp(1*ms, 100, 101, 1),
+				smp(2*ms, 100, 102, 2), smp(4*ms, 100, 102, 3),
+				smp(7*ms, 100, 101, 4),
+				smp(7500_000, 100, 102, 5),
+			},
+			// 102's 4 ms to 7.5 ms silence is 3.5 ms < 5 ms: running at 7 ms.
+			// At 7.5 ms 101 has no sign after 7 ms: stopped.
+			want: map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 5: 1},
+		},
+		{
+			name: "records only (Gap 0): a silent running thread keeps counting",
+			cfg:  Config{Gap: 0},
+			ops: []op{
+				in(1*ms, 100, 101),
+				smp(100*ms, 100, 102, 1), smp(200*ms, 100, 102, 2),
+				out(300*ms, 100, 101),
+				smp(400*ms, 100, 102, 3),
+			},
+			want: map[int]int{1: 2, 2: 2, 3: 1},
+		},
+		{
+			name: "records only (Gap 0): sampled threads run until OUT/EXIT",
+			cfg:  Config{Gap: 0},
+			ops: []op{
+				smp(1*ms, 100, 101, 1), smp(2*ms, 100, 102, 2), smp(900*ms, 100, 101, 3),
+				exit(950*ms, 100, 102),
+				smp(999*ms, 100, 101, 4),
+			},
+			want: map[int]int{1: 1, 2: 2, 3: 2, 4: 1},
+		},
+		{
+			name: "idle samples (tid 0) get 0 and do not count for others",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smpCPU(1*ms, 100, 101, 0, 1),
+				smpCPU(1500_000, 0, 0, 1, 2),
+				smpCPU(2*ms, 100, 101, 0, 3),
+				smpCPU(2500_000, -1, 0, 1, 4),
+			},
+			want: map[int]int{1: 1, 2: 0, 3: 1, 4: 0},
+		},
+		{
+			// 101 on CPU 0 lost its SWITCH OUT: 102 on CPU 0 takes it over.
+			name: "another thread on the same CPU ends the previous one",
+			cfg:  Config{Gap: gap},
+			ops: []op{
+				smpCPU(1*ms, 100, 101, 0, 1),
+				smpCPU(1500_000, 100, 102, 0, 2),
+				smpCPU(1700_000, 100, 103, 1, 3),
+				smpCPU(2500_000, 100, 102, 0, 4),
+				smpCPU(3*ms, 100, 103, 1, 5),
+			},
+			want: map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := run(t, tc.cfg, tc.ops)
+			for ref, w := range tc.want {
+				if got[ref] != w {
+					t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
+				}
+			}
+		})
+	}
+}
+
+// Three threads: 101 and 102 of process 100, 201 of process 200. The
+// samples carry no pid (tid only); the pid is learnt another way.
+func TestTrackerProcessScope(t *testing.T) {
+	samples := []op{
+		smp(1000_000, -1, 101, 1), smp(1200_000, -1, 201, 2), smp(1400_000, -1, 102, 3),
+		smp(2000_000, -1, 101, 4), smp(2200_000, -1, 201, 5), smp(2400_000, -1, 102, 6),
+	}
+	// By hand: 101 runs 1.0-2.0, 201 1.2-2.2, 102 1.4-2.4 (ms).
+	process := map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1, 6: 1}
+	workload := map[int]int{1: 1, 2: 2, 3: 3, 4: 3, 5: 2, 6: 1}
+	withPID := make([]op, len(samples))
+	for i, s := range samples {
+		s.pid = 100
+		if s.tid == 201 {
+			s.pid = 200
+		}
+		withPID[i] = s
+	}
+	prefixes := map[string][]op{
+		"pid from FORK": {
+			fork(100_000, 100, 101), fork(200_000, 100, 102), fork(300_000, 200, 201),
+		},
+		"pid from Sample.PID": nil,
+		"pid from SwitchCPUWide next pid/tid": {
+			wide(100_000, -1, 0, 0, true, 100, 101),
+			wide(200_000, -1, 0, 1, true, 100, 102),
+			wide(300_000, -1, 0, 2, true, 200, 201),
+		},
+		"pid from SwitchCPUWide prev pid/tid": {
+			wide(100_000, -1, 0, 0, false, 100, 101),
+			wide(200_000, -1, 0, 1, false, 100, 102),
+			wide(300_000, -1, 0, 2, false, 200, 201),
+		},
+		"pid from COMM": {
+			{kind: 'c', at: 100_000, pid: 100, tid: 101},
+			{kind: 'c', at: 200_000, pid: 100, tid: 102},
+			{kind: 'c', at: 300_000, pid: 200, tid: 201},
+		},
+	}
+	for name, pre := range prefixes {
+		ss := samples
+		if pre == nil {
+			ss = withPID
+		}
+		ops := append(append([]op(nil), pre...), ss...)
+		for _, sc := range []struct {
+			scope Scope
+			want  map[int]int
+		}{{Process, process}, {Workload, workload}} {
+			t.Run(name+"/"+sc.scope.String(), func(t *testing.T) {
+				got := run(t, Config{Scope: sc.scope, Gap: 10 * ms}, ops)
+				for ref, w := range sc.want {
+					if got[ref] != w {
+						t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A thread first seen without a pid is its own process; when a CPU-wide
+// switch record later names its process, it moves there and counts with
+// the process's other threads from then on.
+func TestTrackerProcessLearntLate(t *testing.T) {
+	ops := []op{
+		smp(1000_000, -1, 101, 1), smp(1200_000, -1, 102, 2),
+		wide(1300_000, -1, 0, 2, true, 100, 101),
+		wide(1300_000, -1, 0, 3, true, 100, 102),
+		smp(2000_000, -1, 101, 3), smp(2200_000, -1, 102, 4),
+		smp(3000_000, -1, 101, 5), smp(3200_000, -1, 102, 6),
+	}
+	want := map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 1}
+	got := run(t, Config{Scope: Process, Gap: 10 * ms}, ops)
+	for ref, w := range want {
+		if got[ref] != w {
+			t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
+		}
+	}
+}
+
+// TestTrackerReleaseOnce feeds long random event sequences and checks that
+// every sample is released exactly once (by Flush at the latest), that
+// idle samples get 0, and that parallelism never exceeds the number of
+// threads that exist.
+func TestTrackerReleaseOnce(t *testing.T) {
+	for _, cfg := range []Config{
+		{Scope: Workload, Gap: 3 * ms}, {Scope: Process, Gap: 3 * ms},
+		{Scope: Workload, Gap: 0}, {Scope: Process, Gap: 0},
+		{Scope: Workload, Gap: -1}, {Scope: Process, Gap: -1},
+	} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			var ops []op
+			now := int64(0)
+			ref := 0
+			const nthreads = 8
+			for i := 0; i < 3000; i++ {
+				now += int64(rng.IntN(2 * int(ms)))
+				tid := 1000 + rng.IntN(nthreads)
+				pid := 1000 + (tid-1000)%3
+				cpu := rng.IntN(4)
+				switch r := rng.IntN(20); {
+				case r < 12:
+					if rng.IntN(10) == 0 {
+						tid, pid = 0, 0
+					}
+					ref++
+					p := pid
+					if rng.IntN(2) == 0 {
+						p = -1
+					}
+					ops = append(ops, smpCPU(now, p, tid, cpu, ref))
+				case r < 14:
+					ops = append(ops, op{kind: 'i', at: now, pid: -1, tid: tid, cpu: cpu})
+				case r < 16:
+					ops = append(ops, op{kind: 'o', at: now, pid: -1, tid: tid, cpu: cpu, out: true})
+				case r == 16:
+					ops = append(ops, wide(now, -1, 0, cpu, rng.IntN(2) == 0, pid, tid))
+				case r == 17:
+					ops = append(ops, exit(now, pid, tid))
+				case r == 18:
+					ops = append(ops, fork(now, pid, tid))
+				default:
+					ops = append(ops, op{kind: 'l', at: now})
+				}
+				if cfg.Gap < 0 && i == 1500 {
+					ops = append(ops, op{kind: 'g', gap: int64(rng.IntN(2)) * 3 * ms})
+				}
+			}
+			got := run(t, cfg, ops)
+			for _, o := range ops {
+				if o.kind != 's' {
+					continue
+				}
+				p := got[o.ref]
+				if o.tid == 0 && p != 0 {
+					t.Fatalf("cfg %+v seed %d: idle sample %d got %d", cfg, seed, o.ref, p)
+				}
+				if o.tid != 0 && (p < 1 || p > nthreads) {
+					t.Fatalf("cfg %+v seed %d: sample %d got %d, want 1..%d", cfg, seed, o.ref, p, nthreads)
+				}
+			}
+		}
+	}
+}
+
+// Samples wait at most about the gap before they are released.
+func TestTrackerReleaseBeforeFlush(t *testing.T) {
+	released := 0
+	tr := New(Config{Gap: 5 * ms}, func(Sample, int) { released++ })
+	tr.Sample(Sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
+	tr.Sample(Sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
+	tr.Tick(20 * ms)
+	if released != 2 {
+		t.Errorf("released %d samples 18 ms after the last sign, want 2", released)
+	}
+	if s := tr.Stats(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
+		t.Errorf("Stats = %+v, want 2 samples, 2 threads, 2 silent stops", s)
+	}
+}
