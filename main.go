@@ -60,6 +60,7 @@ type CLI struct {
 	Time             string `placeholder:"START,END" help:"Keep samples in this window: trace seconds (123.4,125) or percent of the span (10%,20%); either end may be empty."`
 	ParallelismFrame bool   `help:"Add the parallelism as the root frame ([parallelism 2]) of folded stacks."`
 
+	Strict  bool             `help:"Make any unparseable line or lost record an error (exit 1) instead of a warning."`
 	Quiet   bool             `short:"q" help:"No warnings on stderr."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 	// Silence limit in sampling periods; hidden: for measuring the model.
@@ -88,7 +89,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		kong.Vars{"version": "wallfold " + version},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { exited = true; code = c; panic(kongExit{}) }),
-		kong.UsageOnError(),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "wallfold: %v\n", err)
@@ -103,7 +103,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if _, err := parser.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "wallfold: %v\n", err)
+		// kong's usage error; exit 2 as Unix tools do (kong's own is 80).
+		fmt.Fprintf(stderr, "wallfold: error: %v\nRun 'wallfold --help' for usage.\n", err)
 		return 2
 	}
 	if err := cli.run(stdin, stdout, stderr); err != nil {
@@ -149,6 +150,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		summary:    c.Summary || c.Format == "summary",
 		parFrame:   c.ParallelismFrame,
 		gapPeriods: c.GapPeriods,
+		strict:     c.Strict,
 	}
 	if err := c.filters(&cfg, file); err != nil {
 		return &exitError{2, err.Error()}
@@ -156,6 +158,9 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	p := newPipeline(cfg)
 	if err := p.read(in, name); err != nil {
 		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
+	}
+	if err := p.check(); err != nil {
+		return &exitError{1, err.Error()}
 	}
 	warnings := p.warnings()
 	if !c.Quiet && c.Format != "summary" { // the summary carries them
@@ -261,7 +266,12 @@ func openInput(path string, stdin io.Reader) (r io.Reader, name string, file *os
 // renamed when complete, so an interrupted run leaves no half profile.
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
-		return write(stdout)
+		if err := write(stdout); err != nil && !isBrokenPipe(err) {
+			return &exitError{2, fmt.Sprintf("<stdout>: %v", err)}
+		} else if err != nil {
+			return err
+		}
+		return nil
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")

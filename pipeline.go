@@ -33,6 +33,7 @@ type config struct {
 	window   *timeWindow
 	lastTime int64 // trace end when known beforehand (for % windows)
 	parFrame bool  // root frame "[parallelism N]"
+	strict   bool  // bad lines and lost records are errors
 }
 
 // silencePeriods is how many sampling periods of silence end a running
@@ -70,6 +71,8 @@ type pipeline struct {
 	ahead     ring
 
 	samples     int
+	records     int
+	strictErr   error
 	idle        int
 	firstTime   int64
 	lastTime    int64
@@ -225,8 +228,20 @@ func (p *pipeline) emitSample(s state.Sample, par int) {
 func (p *pipeline) read(in io.Reader, name string) error {
 	r := parse.NewReader(in, name)
 	p.reader = r
-	for r.Scan() {
+	if p.cfg.strict {
+		r.OnError = func(e *parse.SyntaxError) {
+			if p.strictErr == nil {
+				p.strictErr = e
+			}
+		}
+	}
+	for r.Scan() && p.strictErr == nil {
 		rec := r.Record()
+		p.records++
+		if rec.Kind == parse.KindLost && p.cfg.strict {
+			p.strictErr = fmt.Errorf("%s:%d: PERF_RECORD_LOST: %d records lost (--strict); record with a larger buffer (perf record -m) or fewer events", name, rec.Line, rec.Lost)
+			break
+		}
 		if p.tracker == nil {
 			p.startTracker(rec)
 		}
@@ -235,7 +250,9 @@ func (p *pipeline) read(in io.Reader, name string) error {
 			if !p.haveTime {
 				p.firstTime, p.haveTime = rec.Time, true
 			}
-			p.lastTime = rec.Time
+			if rec.Time > p.lastTime {
+				p.lastTime = rec.Time
+			}
 		}
 		switch rec.Kind {
 		case parse.KindSample:
@@ -495,4 +512,43 @@ func (p *pipeline) apply(e event) {
 	default:
 		t.Tick(e.time)
 	}
+}
+
+// check fails runs that must not produce output: --strict errors, and
+// input with nothing that looks like perf script text.
+func (p *pipeline) check() error {
+	if p.strictErr != nil {
+		return p.strictErr
+	}
+	r := p.reader
+	if p.records > 0 {
+		return nil
+	}
+	const how = "expected the text of `perf script` (e.g. perf script --show-switch-events --show-task-events | wallfold)"
+	if r.Skipped() > 0 {
+		e := r.Errors()[0]
+		what := "it is not perf script text"
+		if looksFolded(e.Text) {
+			what = "it looks like folded stacks already (the output of a stack collapser), not perf script text"
+		}
+		return fmt.Errorf("%s: no perf records in %d line(s): %s (line %d: %q); %s", e.FileName, r.Lines(), what, e.Line, e.Text, how)
+	}
+	if p.cfg.strict {
+		return fmt.Errorf("empty input (--strict): %s", how)
+	}
+	return nil
+}
+
+// looksFolded reports "a;b;c 12" lines.
+func looksFolded(line string) bool {
+	i := strings.LastIndexByte(line, ' ')
+	if i <= 0 || !strings.Contains(line[:i], ";") {
+		return false
+	}
+	for _, c := range line[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return i+1 < len(line)
 }

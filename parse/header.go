@@ -97,12 +97,24 @@ func parseTime(tok []byte) (int64, bool) {
 	return int64(sec)*1e9 + int64(ns), true
 }
 
+// pidNum parses a pid or tid: a non-negative decimal, or -1, which perf
+// prints for a thread it no longer knows (an exiting thread's last
+// SWITCH_CPU_WIDE OUT: ":-1  6028/-1    [001] ...", "prev pid/tid:  6028/-1").
+func pidNum(b []byte) (int, bool) {
+	if string(b) == "-1" {
+		return -1, true
+	}
+	return atoi(b)
+}
+
+func isPidNum(b []byte) bool { return string(b) == "-1" || allDigits(b) }
+
 // isPidTok reports whether tok is "TID" or "PID/TID".
 func isPidTok(tok []byte) bool {
 	if i := bytes.IndexByte(tok, '/'); i >= 0 {
-		return allDigits(tok[:i]) && allDigits(tok[i+1:])
+		return isPidNum(tok[:i]) && isPidNum(tok[i+1:])
 	}
-	return allDigits(tok)
+	return isPidNum(tok)
 }
 
 func isCPUTok(tok []byte) bool {
@@ -235,11 +247,11 @@ func parseHeader(line []byte) (h header, ok bool) {
 
 func (h *header) setPid(w []byte) {
 	if i := bytes.IndexByte(w, '/'); i >= 0 {
-		h.pid, _ = atoi(w[:i])
-		h.tid, _ = atoi(w[i+1:])
+		h.pid, _ = pidNum(w[:i])
+		h.tid, _ = pidNum(w[i+1:])
 		return
 	}
-	h.tid, _ = atoi(w)
+	h.tid, _ = pidNum(w)
 }
 
 // looksLikeHeader tells a right-aligned header ("    comm  123 1.5: ...")
@@ -273,8 +285,8 @@ func parseSideband(rec *Record, s []byte) bool {
 			return false
 		}
 		var ok1, ok2 bool
-		rec.OtherPID, ok1 = atoi(w[:j])
-		rec.OtherTID, ok2 = atoi(bytes.TrimSpace(w[j+1:]))
+		rec.OtherPID, ok1 = pidNum(w[:j])
+		rec.OtherTID, ok2 = pidNum(bytes.TrimSpace(w[j+1:]))
 		return ok1 && ok2
 	case bytes.HasPrefix(s, []byte("SWITCH")):
 		rec.Kind = KindSwitch

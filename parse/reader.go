@@ -43,9 +43,9 @@ type Reader struct {
 	err      error // I/O error other than EOF
 	eof      bool
 
-	long  []byte   // accumulates a line longer than the bufio buffer
-	split [][]byte // rest of a line split at bare CRs
-	held  []byte   // a line read but not consumed: the next Scan starts with it
+	long    []byte   // accumulates a line longer than the bufio buffer
+	split   [][]byte // rest of a line split at bare CRs
+	held    []byte   // a line read but not consumed: the next Scan starts with it
 	hasHeld bool
 
 	rec    Record
@@ -207,6 +207,13 @@ func (r *Reader) Scan() bool {
 			r.stackLine(line)
 			continue
 		}
+		if r.inSample && isBareFrame(line) {
+			// perf 3.2 printed stack lines without leading whitespace.
+			if !r.sampleBad {
+				r.stackLine(line)
+			}
+			continue
+		}
 		if r.inSample {
 			// A header with no blank line before it ends the sample.
 			r.inSample = false
@@ -225,6 +232,22 @@ func (r *Reader) Scan() bool {
 			return true
 		}
 	}
+}
+
+// isBareFrame reports a stack line printed without leading whitespace
+// (perf 3.2: "ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])"):
+// a hex address, a "(DSO)" at the end, and not a header ("false 39654 ..."
+// starts with a hex word too).
+func isBareFrame(line []byte) bool {
+	if t := bytes.TrimRight(line, " \t"); len(t) == 0 || !isHex(t[0]) || t[len(t)-1] != ')' {
+		return false
+	}
+	f, ok := parseFrame(line)
+	if !ok || len(f.DSO) == 0 {
+		return false
+	}
+	_, isHeader := parseHeader(line)
+	return !isHeader
 }
 
 func isBlank(line []byte) bool {
