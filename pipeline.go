@@ -368,11 +368,14 @@ func (p *pipeline) warnings() []string {
 	} else if p.samples > 0 && st.TaskEvents == 0 && p.timeBased {
 		ws = append(ws, "no task events (PERF_RECORD_EXIT/FORK/COMM): thread exits were inferred from silence; add --show-task-events to perf script for exact ends")
 	}
+	if p.scope == state.Process && st.UnknownPID > 0 {
+		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid to perf script", st.UnknownPID))
+	}
 	if st.LostEvents > 0 {
 		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; parallelism around them is inferred from silence", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
 	}
 	if p.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
-		ws = append(ws, fmt.Sprintf("%s and there are no task events: threads that exit without a record are counted as running until the end", p.noGapReason))
+		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", p.noGapReason))
 	}
 	return ws
 }

@@ -22,6 +22,7 @@ func (t *Tracker) Sample(s Sample) {
 		t.learn(s.PID, s.TID)
 	}
 	th := t.thread(s.PID, s.TID)
+	th.sampled = true
 	t.onCPU(th, s.CPU, s.Time)
 	// The sample is a sign of life: it closes the gap before it, counts
 	// its own thread, and opens a gap covering what follows.

@@ -81,6 +81,7 @@ type Stats struct {
 	ImplicitOuts int // threads taken off a CPU another thread took
 	Samples      int
 	Threads      int
+	UnknownPID   int // sampled threads whose process was never learnt
 	Groups       int
 }
 
@@ -94,6 +95,7 @@ type thread struct {
 	segSeq    uint64 // first sample seq the gap covers
 	segTime   int64  // the sign that opened the gap
 	committed bool   // records-only mode: +1 already added at segSeq
+	sampled   bool   // has samples (for Stats.UnknownPID)
 }
 
 type openSeg struct {
@@ -150,6 +152,11 @@ func New(cfg Config, release Release) *Tracker {
 func (t *Tracker) Stats() Stats {
 	s := t.stats
 	s.Threads = len(t.threads)
+	for tid, th := range t.threads {
+		if _, ok := t.pidOf[tid]; !ok && th.sampled && tid > 0 {
+			s.UnknownPID++
+		}
+	}
 	s.Groups = len(t.groups)
 	if t.one != nil {
 		s.Groups = 1

@@ -1,0 +1,200 @@
+package main
+
+// Tests of the parallelism model on real traces made harder on purpose:
+// switch records removed, records lost, non-time events. The answers are
+// the traces' known ones (testdata/traces/README.md), not earlier output.
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
+
+// lineTime returns the timestamp of a header or record line.
+func lineTime(l string) (float64, bool) {
+	m := headerTime.FindStringSubmatch(l)
+	if m == nil {
+		return 0, false
+	}
+	t, err := strconv.ParseFloat(m[1], 64)
+	return t, err == nil
+}
+
+// rewrite writes a transformed copy of a trace and returns its path.
+func rewrite(t *testing.T, name string, f func(lines []string) []string) string {
+	t.Helper()
+	b, err := os.ReadFile(trace(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	out := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(out, []byte(strings.Join(f(lines), "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func dropLines(re string) func([]string) []string {
+	rx := regexp.MustCompile(re)
+	return func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if !rx.MatchString(l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+}
+
+func checkShare(t *testing.T, path string, args []string, root, frame string, want, tol float64) string {
+	t.Helper()
+	out, stderr, code := wallfold(t, append(append([]string{}, args...), path)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := parseFolded(t, out).share(root, frame)
+	if math.Abs(got-want) > tol || math.IsNaN(got) {
+		t.Errorf("%s: %s = %.1f%%, want %.1f ± %.0f", filepath.Base(path), frame, got, want, tol)
+	}
+	return stderr
+}
+
+// Without switch records (most perf.data files) parallelism is estimated
+// from sample density; on these CPU-bound workloads the estimate holds.
+func TestNoSwitchRecordsEstimate(t *testing.T) {
+	for _, tt := range []struct {
+		trace, root, frame string
+		want               float64
+	}{
+		{"phases.txt", "", "serial_phase", 50},
+		{"phases.notask.txt", "", "serial_phase", 50},
+		{"procs.txt", "", "spin_a", 50},
+		{"syswide.txt", "phases", "serial_phase", 50},
+		{"syswide.pid.txt", "phases", "serial_phase", 50},
+	} {
+		p := rewrite(t, tt.trace, dropLines(`PERF_RECORD_SWITCH`))
+		stderr := checkShare(t, p, nil, tt.root, tt.frame, tt.want, 2)
+		if !strings.Contains(stderr, "estimated") || !strings.Contains(stderr, "--switch-events") {
+			t.Errorf("%s: no estimate warning naming --switch-events: %q", tt.trace, stderr)
+		}
+	}
+}
+
+// A system-wide trace with neither switch records, task events nor a pid
+// column cannot tell threads' processes: the run says so.
+func TestNoProcessKnown(t *testing.T) {
+	p := rewrite(t, "syswide.notask.txt", dropLines(`PERF_RECORD_SWITCH`))
+	_, stderr, _ := wallfold(t, p)
+	if !strings.Contains(stderr, "no known process") || !strings.Contains(stderr, "-F +pid") {
+		t.Errorf("no warning about unknown processes: %q", stderr)
+	}
+	_, stderr, _ = wallfold(t, trace("syswide.txt"))
+	if strings.Contains(stderr, "no known process") {
+		t.Errorf("unknown processes in a trace that names them: %q", stderr)
+	}
+}
+
+// insertLost drops the switch and exit records in [from, to) and puts a
+// PERF_RECORD_LOST before the first record at or after from.
+func insertLost(from, to float64, comm string) func([]string) []string {
+	return func(lines []string) []string {
+		var out []string
+		inserted := false
+		for _, l := range lines {
+			tm, ok := lineTime(l)
+			if ok && tm >= from && !inserted {
+				out = append(out, comm+" "+strconv.FormatFloat(from, 'f', 6, 64)+": PERF_RECORD_LOST lost 4096")
+				inserted = true
+			}
+			if ok && tm >= from && tm < to && (strings.Contains(l, "PERF_RECORD_SWITCH") || strings.Contains(l, "PERF_RECORD_EXIT")) {
+				continue
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+}
+
+// Lost records: after a loss the state of each thread is unknown until its
+// next record, and silence means it stopped. The split stays within 3
+// points of the truth although the switch records of a whole second (the
+// parallel phase and both thread exits) are gone.
+func TestLostRecordsRecover(t *testing.T) {
+	for _, tt := range []struct {
+		trace, frame string
+		from, to     float64
+	}{
+		{"phases.txt", "serial_phase", 273.60, 274.70},
+		{"phases.notask.txt", "serial_phase", 273.60, 274.70},
+		{"procs.txt", "spin_a", 281.0, 282.5},
+		{"procs.txt", "spin_a", 280.5, 281.5},
+	} {
+		p := rewrite(t, tt.trace, insertLost(tt.from, tt.to, "phases  5756   "))
+		stderr := checkShare(t, p, nil, "", tt.frame, 50, 3)
+		if !strings.Contains(stderr, "PERF_RECORD_LOST") || !strings.Contains(stderr, "4096 records lost") ||
+			!strings.Contains(stderr, strconv.FormatFloat(tt.from, 'f', 6, 64)) {
+			t.Errorf("%s: lost warning without count and time: %q", tt.trace, stderr)
+		}
+		_, stderr, code := wallfold(t, "--strict", p)
+		if code != 1 || !strings.Contains(stderr, "PERF_RECORD_LOST") || !regexp.MustCompile(`:\d+: `).MatchString(stderr) {
+			t.Errorf("--strict with a loss: exit %d, %q", code, stderr)
+		}
+	}
+}
+
+// Non-time events: silence is no evidence, records alone decide. With
+// task events that is exact; without them thread ends are unknown, and
+// the run says so.
+func TestNonTimeEvent(t *testing.T) {
+	toCycles := func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = strings.Replace(l, " cpu-clock: ", " cycles: ", 1)
+		}
+		return lines
+	}
+	p := rewrite(t, "phases.txt", toCycles)
+	checkShare(t, p, []string{"-q"}, "", "serial_phase", 50, 2)
+	prof := writeProfile(t, p)
+	if prof.SampleType[1].Type != "cycles" || prof.SampleType[2].Type != "cycles_wall" || prof.DefaultSampleType != "cycles_wall" {
+		t.Errorf("sample types %v %v, default %s", prof.SampleType[1], prof.SampleType[2], prof.DefaultSampleType)
+	}
+	p = rewrite(t, "phases.notask.txt", toCycles)
+	_, stderr, _ := wallfold(t, p)
+	if !strings.Contains(stderr, "not time-based") || !strings.Contains(stderr, "--show-task-events") {
+		t.Errorf("no warning that thread ends are unknown: %q", stderr)
+	}
+}
+
+// System-wide: the idle task never counts, and each process has its own
+// parallelism even when other processes run beside it.
+func TestSyswideIdleAndScope(t *testing.T) {
+	out, _, _ := wallfold(t, "-q", "--weight=cpu", trace("syswide.txt"))
+	cpu := parseFolded(t, out)
+	out, _, _ = wallfold(t, "-q", trace("syswide.txt"))
+	wall := parseFolded(t, out)
+	for st := range cpu.lines {
+		if strings.HasPrefix(st, "swapper;") {
+			if _, ok := wall.lines[st]; ok {
+				t.Fatalf("idle stack has wall weight: %q", st)
+			}
+		}
+	}
+	// Process phases' own wall time is its run time, 2.0 s.
+	var phases float64
+	for st, n := range wall.lines {
+		if strings.HasPrefix(st, "phases;") {
+			phases += float64(n)
+		}
+	}
+	if math.Abs(phases/1e9-2.0) > 0.06 {
+		t.Errorf("process phases: %.3f s of wall, want 2.0", phases/1e9)
+	}
+}
