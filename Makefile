@@ -22,3 +22,9 @@ demo: build
 
 clean:
 	rm -f wallfold
+
+# Long fuzzing (make test runs the seed corpora only). FUZZTIME per target.
+FUZZTIME ?= 3m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./parse
+	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(FUZZTIME) .

@@ -36,6 +36,10 @@ type config struct {
 	strict   bool  // bad lines and lost records are errors
 }
 
+// maxPeriod bounds a sample's period (2^40 ns is 18 minutes): beyond it
+// the line is corrupt, and sums could overflow.
+const maxPeriod = 1 << 40
+
 // silencePeriods is how many sampling periods of silence end a running
 // thread: a thread on a CPU is sampled once a period, with some jitter.
 const silencePeriods = 3
@@ -53,6 +57,7 @@ type pipeline struct {
 	root        []byte
 
 	reader *parse.Reader
+	name   string
 
 	prof   *emit.Profile
 	refs   [][2]uint32 // pprof mode: Ref -> (stack, comm)
@@ -71,6 +76,9 @@ type pipeline struct {
 	ahead     ring
 
 	samples     int
+	cpuIn       uint64 // sum of the periods of the samples kept
+	absurd      int    // samples dropped for an absurd period
+	absurdLine  int
 	records     int
 	strictErr   error
 	idle        int
@@ -228,6 +236,7 @@ func (p *pipeline) emitSample(s state.Sample, par int) {
 func (p *pipeline) read(in io.Reader, name string) error {
 	r := parse.NewReader(in, name)
 	p.reader = r
+	p.name = name
 	if p.cfg.strict {
 		r.OnError = func(e *parse.SyntaxError) {
 			if p.strictErr == nil {
@@ -312,7 +321,19 @@ func (p *pipeline) sample(rec *parse.Record) {
 		p.tracker.SetGap(gap)
 		p.period = int64(rec.Period)
 	}
+	if rec.Period > maxPeriod {
+		// Sums of such periods would overflow: a corrupt line, not a sample.
+		p.absurd++
+		if p.absurdLine == 0 {
+			p.absurdLine = rec.Line
+		}
+		if p.cfg.strict && p.strictErr == nil {
+			p.strictErr = fmt.Errorf("%s:%d: absurd period %d (--strict)", p.name, rec.Line, rec.Period)
+		}
+		return
+	}
 	p.samples++
+	p.cpuIn += rec.Period
 	if rec.TID == 0 {
 		p.idle++
 	}
@@ -350,6 +371,9 @@ func (p *pipeline) warnings() []string {
 			fmt.Fprintf(&b, "\n  %s: %q", e.Error(), e.Text)
 		}
 		ws = append(ws, b.String())
+	}
+	if p.absurd > 0 {
+		ws = append(ws, fmt.Sprintf("dropped %d sample(s) with an absurd period (over 2^40), first at line %d", p.absurd, p.absurdLine))
 	}
 	if len(p.otherEvents) > 0 {
 		names := make([]string, 0, len(p.otherEvents))
