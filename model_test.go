@@ -198,3 +198,29 @@ func TestSyswideIdleAndScope(t *testing.T) {
 		t.Errorf("process phases: %.3f s of wall, want 2.0", phases/1e9)
 	}
 }
+
+// --scope=auto: a per-task trace printed with a [cpu] column (perf script
+// -F +cpu) is still per-task (its switch records are not CPU-wide), so the
+// workload scope applies; a system-wide one gets process scope.
+func TestAutoScopeCPUColumn(t *testing.T) {
+	withCPU := regexp.MustCompile(`^(\S+\s+\d+)(\s+\d+\.\d+:)`)
+	p := rewrite(t, "procs.txt", func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = withCPU.ReplaceAllString(l, "$1 [001]$2")
+		}
+		return lines
+	})
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), "[001]") {
+		t.Fatal("rewrite added no cpu column")
+	}
+	for _, tt := range []struct{ path, want string }{
+		{p, "workload"}, {trace("procs.txt"), "workload"},
+		{trace("syswide.txt"), "process"}, {trace("syswide.notask.txt"), "process"},
+	} {
+		out, _, _ := wallfold(t, "-q", "-f", "summary", tt.path)
+		if !strings.HasPrefix(out, tt.want) {
+			t.Errorf("%s: scope %.30q, want %s", filepath.Base(tt.path), out, tt.want)
+		}
+	}
+}

@@ -72,8 +72,10 @@ type pipeline struct {
 	winHi    int64
 	winSet   bool
 
-	lookahead bool
-	ahead     ring
+	lookahead    bool
+	scopePending bool
+	sawCPU       bool
+	ahead        ring
 
 	samples     int
 	cpuIn       uint64 // sum of the periods of the samples kept
@@ -147,25 +149,60 @@ func eventMatches(ev, want []byte) bool {
 	return bytes.Equal(eventBase(ev), want)
 }
 
-func (p *pipeline) startTracker(rec *parse.Record) {
+func (p *pipeline) startTracker() {
 	switch p.cfg.scope {
 	case "process":
-		p.scope = state.Process
+		p.setScope(state.Process)
 	case "workload":
-		p.scope = state.Workload
+		p.setScope(state.Workload)
 	default:
-		// System-wide traces print the CPU column; per-task ones do not.
-		if rec.CPU >= 0 || rec.Kind == parse.KindSwitchCPUWide {
-			p.scope = state.Process
-		} else {
-			p.scope = state.Workload
-		}
+		p.scopePending = true // decided by the records: see autoScope
+		p.lookahead = true
 	}
 	p.tracker = state.New(state.Config{Scope: p.scope, Gap: -1}, p.release)
+}
+
+// autoScope picks the scope from the records: CPU-wide switch records mean
+// a system-wide trace (process scope), per-task ones a per-task trace
+// (workload scope). Until one comes, records wait in the look-ahead
+// window; if none comes, samples with a [cpu] column mean system-wide.
+// (perf's synthesized COMM/FORK records say nothing either way.)
+func (p *pipeline) autoScope(rec *parse.Record) {
+	switch rec.Kind {
+	case parse.KindSwitchCPUWide:
+		p.decideScope(state.Process)
+	case parse.KindSwitch:
+		p.decideScope(state.Workload)
+	case parse.KindSample:
+		if rec.CPU >= 0 {
+			p.sawCPU = true
+		}
+	}
+}
+
+// decideScope ends the wait for the scope; it must come before the first
+// event reaches the tracker.
+func (p *pipeline) decideScope(s state.Scope) {
+	p.scopePending = false
+	p.setScope(s)
+	p.tracker.SetScope(s)
+}
+
+// guessScope decides when the window is full without a switch record.
+func (p *pipeline) guessScope() {
+	if p.sawCPU {
+		p.decideScope(state.Process)
+	} else {
+		p.decideScope(state.Workload)
+	}
+}
+
+func (p *pipeline) setScope(s state.Scope) {
+	p.scope = s
 	// Per-process parallelism needs each thread's process before its first
 	// record is counted; perf often names it only a little later (a
 	// CPU-wide switch's next/prev pid/tid): look ahead for it.
-	p.lookahead = p.scope == state.Process
+	p.lookahead = s == state.Process
 }
 
 // deferredSample is a released sample kept until the trace's span is known.
@@ -252,7 +289,10 @@ func (p *pipeline) read(in io.Reader, name string) error {
 			break
 		}
 		if p.tracker == nil {
-			p.startTracker(rec)
+			p.startTracker()
+		}
+		if p.scopePending {
+			p.autoScope(rec)
 		}
 		if rec.HasTime && rec.Time > 0 {
 			// perf stamps synthesized records before the trace 0.000000.
@@ -275,9 +315,7 @@ func (p *pipeline) read(in io.Reader, name string) error {
 				out: rec.Out, opid: rec.OtherPID, otid: rec.OtherTID, lost: rec.Lost})
 		}
 	}
-	for p.ahead.len() > 0 {
-		p.apply(p.ahead.pop())
-	}
+	p.flushAhead()
 	if p.tracker != nil {
 		p.tracker.Flush()
 	}
@@ -489,11 +527,43 @@ func (p *pipeline) pushSample(s state.Sample) {
 // push hands an event to the tracker, through the look-ahead window when
 // there is one.
 func (p *pipeline) push(e event) {
-	if !p.lookahead {
+	if !p.lookahead && p.ahead.len() == 0 {
 		p.apply(e)
 		return
 	}
-	// Learn what the event says about processes now, before the window.
+	if p.lookahead {
+		p.hint(e)
+	}
+	p.ahead.push(e)
+	for p.ahead.len() > 0 {
+		h := p.ahead.peek()
+		if p.ahead.len() < lookaheadMax {
+			if p.scopePending && (!p.haveTime || e.time-p.firstTime < lookaheadNs) {
+				break // perf's synthesized records at time 0 do not count
+			}
+			if !p.scopePending && p.lookahead && e.time-h.time < lookaheadNs {
+				break
+			}
+		}
+		if p.scopePending {
+			p.guessScope()
+		}
+		p.apply(p.ahead.pop())
+	}
+}
+
+// flushAhead applies what waits in the look-ahead window (at the end).
+func (p *pipeline) flushAhead() {
+	if p.scopePending && p.tracker != nil {
+		p.guessScope()
+	}
+	for p.ahead.len() > 0 {
+		p.apply(p.ahead.pop())
+	}
+}
+
+// hint learns what an event says about processes, before it waits.
+func (p *pipeline) hint(e event) {
 	switch e.kind {
 	case parse.KindSample:
 		if e.s.PID > 0 {
@@ -508,14 +578,6 @@ func (p *pipeline) push(e event) {
 		}
 	case parse.KindFork, parse.KindExit, parse.KindComm:
 		p.tracker.Hint(e.opid, e.otid)
-	}
-	p.ahead.push(e)
-	for p.ahead.len() > 0 {
-		h := p.ahead.peek()
-		if e.time-h.time < lookaheadNs && p.ahead.len() < lookaheadMax {
-			break
-		}
-		p.apply(p.ahead.pop())
 	}
 }
 

@@ -164,6 +164,16 @@ func (t *Tracker) Stats() Stats {
 	return s
 }
 
+// SetScope changes the scope; it has effect only before the first thread
+// is seen (records that name no running thread may come first).
+func (t *Tracker) SetScope(s Scope) {
+	if len(t.threads) == 0 {
+		t.cfg.Scope = s
+		t.one = nil
+		t.groups = make(map[int]*group)
+	}
+}
+
 // Gap returns the silence limit in use.
 func (t *Tracker) Gap() int64 { return t.cfg.Gap }
 
