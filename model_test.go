@@ -224,3 +224,32 @@ func TestAutoScopeCPUColumn(t *testing.T) {
 		}
 	}
 }
+
+// Attach: threads already running when perf attaches may have no SWITCH
+// IN before their first sample. Without them the attached trace still
+// adds up to the 2 s recorded, at parallelism 2.
+func TestAttachWithoutSwitchIn(t *testing.T) {
+	first := map[string]bool{}
+	p := rewrite(t, "attach.txt", func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if f := strings.Fields(l); strings.Contains(l, "PERF_RECORD_SWITCH IN") && !first[f[1]] {
+				first[f[1]] = true
+				continue
+			}
+			out = append(out, l)
+		}
+		return out
+	})
+	if len(first) < 2 {
+		t.Fatalf("removed the first SWITCH IN of %d threads", len(first))
+	}
+	out, _, _ := wallfold(t, "-q", p)
+	if wall := parseFolded(t, out).total / 1e9; math.Abs(wall-2.0) > 0.06 {
+		t.Errorf("wall total %.3f s, want 2.0", wall)
+	}
+	out, _, _ = wallfold(t, "-q", "--parallelism=2", p)
+	if wall := parseFolded(t, out).total / 1e9; wall < 1.9 {
+		t.Errorf("only %.3f s at parallelism 2, want ~2.0", wall)
+	}
+}
