@@ -241,19 +241,17 @@ func (t *Tracker) learn(pid, tid int) {
 // switch record after its first record) into its process's group: its
 // running gap ends in the old group and goes on in the new one.
 func (t *Tracker) move(th *thread, pid int) {
+	ng := t.group(pid)
+	th.pid = pid
+	if ng == th.g {
+		return // workload scope: one group
+	}
 	wasRunning := th.running && (th.segOpen || th.committed)
 	old := th.g
 	if wasRunning {
 		t.closeGap(th, t.now)
 	}
-	th.pid = pid
-	th.g = t.group(pid)
-	if th.g == old {
-		if wasRunning {
-			t.start(th, t.now)
-		}
-		return
-	}
+	th.g = ng
 	t.drain(old)
 	if wasRunning {
 		t.start(th, t.now)
@@ -395,14 +393,19 @@ func (t *Tracker) onCPU(th *thread, cpu int, now int64) {
 
 // drain releases the samples no open gap can still cover.
 func (t *Tracker) drain(g *group) {
-	for g.head < len(g.q) {
-		// Skip decided entries at the head of the open list.
+	for {
+		// Skip decided entries at the head of the open list (also with no
+		// sample waiting: a group with switches but no samples must not
+		// pile them up).
 		for g.ohead < len(g.open) {
 			o := g.open[g.ohead]
-			if o.th.segOpen && o.th.segGen == o.gen {
+			if o.th.segOpen && o.th.segGen == o.gen && o.th.g == g {
 				break
 			}
 			g.ohead++
+		}
+		if g.head >= len(g.q) {
+			break
 		}
 		if g.ohead < len(g.open) && g.open[g.ohead].th.segSeq <= g.base {
 			break
