@@ -20,6 +20,12 @@ test:
 demo: build
 	@./scripts/demo.sh $(DEMO)
 
+# Go benchmarks (parse, state, whole pipeline; MB/s), then throughput and
+# peak RSS on a large input: make bench [BENCH_INPUT=trace.txt] [BENCH_DATA=perf.data]
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	./scripts/bench.sh $(BENCH_INPUT) $(BENCH_DATA)
+
 clean:
 	rm -f wallfold
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Weight selects what a folded line counts.
@@ -49,13 +50,16 @@ func (t *Totals) Sum() (cpu uint64, wall float64) {
 // WriteFolded writes one line per stack, "root;...;leaf WEIGHT", sorted as
 // inferno sorts them (bytewise). Wall weights are rounded once, here;
 // stacks whose weight rounds to 0 are left out.
+//
+// The lines are neither built nor kept as strings: stacks are sorted by
+// comparing their frame names as the joined lines would compare
+// (cmpJoined), and written name by name.
 func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 	type line struct {
-		stack string
-		n     uint64
+		id uint32
+		n  uint64
 	}
 	lines := make([]line, 0, len(t.CPU))
-	var b []byte
 	for id := range t.CPU {
 		var n uint64
 		if weight == CPU {
@@ -69,22 +73,112 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 				continue
 			}
 		}
-		b = b[:0]
-		for i, nid := range s.Frames(uint32(id)) {
-			if i > 0 {
-				b = append(b, ';')
-			}
-			b = append(b, s.Name(nid)...)
-		}
-		lines = append(lines, line{string(b), n})
+		lines = append(lines, line{uint32(id), n})
 	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].stack < lines[j].stack })
+	sort.Slice(lines, func(i, j int) bool {
+		return cmpJoined(s, s.Frames(lines[i].id), s.Frames(lines[j].id)) < 0
+	})
 	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
 	for _, l := range lines {
-		bw.WriteString(l.stack)
+		for i, nid := range s.Frames(l.id) {
+			if i > 0 {
+				bw.WriteByte(';')
+			}
+			bw.WriteString(s.Name(nid))
+		}
 		bw.WriteByte(' ')
-		bw.Write(strconv.AppendUint(b[:0], l.n, 10))
-		bw.WriteByte('\n')
+		b = strconv.AppendUint(b[:0], l.n, 10)
+		b = append(b, '\n')
+		bw.Write(b)
 	}
 	return bw.Flush()
+}
+
+// cmpJoined compares the stacks a and b (name ids) as the strings
+// "name;name;..." they are written as would compare, without building
+// them: frames with the same id are the same bytes, so only the first
+// differing frame on is read byte by byte, ';' between names.
+func cmpJoined(s *Stacks, a, b []uint32) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	// a[:i] and b[:i] are the same bytes, and if both go on, so does the
+	// ';' after them.
+	if i > 0 && (i == len(a) || i == len(b)) {
+		// One is a whole prefix of the other, which goes on with ';'.
+		switch {
+		case i == len(a) && i == len(b):
+			return 0
+		case i == len(a):
+			return -1
+		}
+		return 1
+	}
+	if i < len(a) && i < len(b) {
+		// Distinct names: they differ within their common length unless
+		// one is a prefix of the other.
+		na, nb := s.Name(a[i]), s.Name(b[i])
+		m := min(len(na), len(nb))
+		if c := strings.Compare(na[:m], nb[:m]); c != 0 {
+			return c
+		}
+	}
+	ja := joinedIter{s: s, ids: a[i:]}
+	jb := joinedIter{s: s, ids: b[i:]}
+	for {
+		ca, okA := ja.next()
+		cb, okB := jb.next()
+		switch {
+		case !okA && !okB:
+			return 0
+		case !okA:
+			return -1
+		case !okB:
+			return 1
+		case ca != cb:
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+	}
+}
+
+// joinedIter yields the bytes of names joined with ';'.
+type joinedIter struct {
+	s    *Stacks
+	ids  []uint32
+	name string
+	pos  int // in name; -1: the ';' before name is still to come
+	init bool
+}
+
+func (j *joinedIter) next() (byte, bool) {
+	if !j.init {
+		if len(j.ids) == 0 {
+			return 0, false
+		}
+		j.init = true
+		j.name = j.s.Name(j.ids[0])
+		j.ids = j.ids[1:]
+	}
+	for {
+		if j.pos < 0 {
+			j.pos = 0
+			return ';', true
+		}
+		if j.pos < len(j.name) {
+			c := j.name[j.pos]
+			j.pos++
+			return c, true
+		}
+		if len(j.ids) == 0 {
+			return 0, false
+		}
+		j.name = j.s.Name(j.ids[0])
+		j.ids = j.ids[1:]
+		j.pos = -1
+	}
 }

@@ -23,6 +23,25 @@ type Stacks struct {
 	key    []byte
 	ids    []uint32
 	names0 []string
+
+	// The previous stack of each root, outermost frame first: the frames
+	// a sample shares with it (a thread's outer frames seldom change) take
+	// their ids from it without a map lookup.
+	last   map[uint32]*lastStack
+	noLast bool // tests: the straightforward path only
+}
+
+// lastStack is a stack's frame keys (concatenated) and where each frame's
+// key and name ids are.
+type lastStack struct {
+	keys   []byte
+	frames []lastFrame
+	ids    []uint32
+}
+
+type lastFrame struct {
+	keyEnd int // keys[previous keyEnd:keyEnd]
+	idEnd  int // ids[previous idEnd:idEnd]
 }
 
 // NewStacks returns an empty interner that names frames with o.
@@ -32,6 +51,7 @@ func NewStacks(o NameOptions) *Stacks {
 		nameID:     make(map[string]uint32),
 		frameCache: make(map[string][2]int),
 		stackID:    make(map[string]uint32),
+		last:       make(map[uint32]*lastStack),
 	}
 }
 
@@ -67,9 +87,28 @@ func (s *Stacks) InternName(name []byte) uint32 {
 // perf prints them). java selects inferno's Java tidying (comm "java").
 func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 	ids := append(s.ids[:0], root)
+	var prev *lastStack
+	if !s.noLast {
+		prev = s.last[root]
+		if prev == nil {
+			prev = &lastStack{}
+			s.last[root] = prev
+		}
+	}
+	// Frames shared with the root's previous stack, outermost first.
+	same, keyOff, idOff := 0, 0, 0
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := &frames[i]
 		k := s.frameKey(f, java)
+		if prev != nil && same == len(frames)-1-i && same < len(prev.frames) {
+			pf := prev.frames[same]
+			if string(prev.keys[keyOff:pf.keyEnd]) == string(k) {
+				ids = append(ids, prev.ids[idOff:pf.idEnd]...)
+				keyOff, idOff = pf.keyEnd, pf.idEnd
+				same++
+				continue
+			}
+		}
 		loc, ok := s.frameCache[string(k)]
 		if !ok {
 			s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
@@ -83,6 +122,9 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
 	}
 	s.ids = ids
+	if prev != nil {
+		s.remember(prev, same, keyOff, idOff, frames, ids, java)
+	}
 	kb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)*4)
 	if id, ok := s.stackID[string(kb)]; ok {
 		return id
@@ -91,6 +133,23 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 	s.stackFrames = append(s.stackFrames, append([]uint32(nil), ids...))
 	s.stackID[string(kb)] = id
 	return id
+}
+
+// remember makes frames (whose first same outermost frames are prev's)
+// the root's previous stack.
+func (s *Stacks) remember(prev *lastStack, same, keyOff, idOff int, frames []parse.Frame, ids []uint32, java bool) {
+	prev.keys = prev.keys[:keyOff]
+	prev.frames = prev.frames[:same]
+	prev.ids = append(prev.ids[:idOff], ids[1+idOff:]...)
+	// ids[1:] holds each frame's ids in order; walk them with the frames.
+	n := idOff
+	for i := len(frames) - 1 - same; i >= 0; i-- {
+		f := &frames[i]
+		prev.keys = append(prev.keys, s.frameKey(f, java)...)
+		loc := s.frameCache[string(s.key)]
+		n += loc[1]
+		prev.frames = append(prev.frames, lastFrame{keyEnd: len(prev.keys), idEnd: n})
+	}
 }
 
 // frameKey is what a frame's names depend on.

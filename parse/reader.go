@@ -52,6 +52,11 @@ type Reader struct {
 	arena  []byte // copies of the current sample's lines; slices point here
 	frames []Frame
 
+	// keep: the producer of a concurrent Reader; records accumulate in
+	// arena and frames (a batch's) instead of reusing them.
+	keep       bool
+	frameStart int
+
 	inSample  bool
 	sampleBad bool
 
@@ -60,15 +65,37 @@ type Reader struct {
 
 	// OnError, if set, is called for every syntax error (for --strict).
 	OnError func(*SyntaxError)
+
+	conc *concState // non-nil: parsing happens on a goroutine (concurrent.go)
 }
 
 // NewReader returns a Reader reading from r. fileName is used in errors.
+//
+// With more than one CPU (GOMAXPROCS > 1) the lines are split and parsed
+// on a goroutine of the Reader's own, ahead of the caller's Scan; the
+// records, errors and counts are the same.
 func NewReader(r io.Reader, fileName string) *Reader {
-	return &Reader{
+	return newReader(r, fileName, concurrentDefault())
+}
+
+// NewSequentialReader is NewReader that parses on the caller's goroutine
+// whatever the CPUs: for input from a pipe, whose writer (perf script)
+// needs the other CPU more than the parsing does.
+func NewSequentialReader(r io.Reader, fileName string) *Reader {
+	return newReader(r, fileName, false)
+}
+
+func newReader(r io.Reader, fileName string, concurrent bool) *Reader {
+	rd := &Reader{
 		br:       bufio.NewReaderSize(r, 1<<20),
 		fileName: fileName,
-		arena:    make([]byte, 0, 1<<16),
 	}
+	if concurrent {
+		rd.conc = &concState{}
+	} else {
+		rd.arena = make([]byte, 0, 1<<16)
+	}
+	return rd
 }
 
 // Record returns the record read by the last successful Scan. It and the
@@ -122,8 +149,12 @@ func (r *Reader) nextLine() (line []byte, ok bool) {
 		}
 	}
 	r.lineNo++
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
 	if i := bytes.IndexByte(line, '\r'); i >= 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
 		r.split = r.split[:0]
@@ -164,6 +195,9 @@ func clip(b []byte) string {
 // Scan advances to the next record. It returns false at the end of input
 // or on an I/O error (see Err).
 func (r *Reader) Scan() bool {
+	if r.conc != nil {
+		return r.scanConc()
+	}
 	for {
 		line, ok := r.nextLine()
 		if !ok {
@@ -264,8 +298,12 @@ func isBlank(line []byte) bool {
 func (r *Reader) header(line []byte) bool {
 	lineNo := r.lineNo
 	// Copy first: a sample's header must outlive the lines that follow.
-	r.arena = append(r.arena[:0], line...)
-	buf := r.arena
+	start := 0
+	if r.keep {
+		start = len(r.arena)
+	}
+	r.arena = append(r.arena[:start], line...)
+	buf := r.arena[start:]
 	h, ok := parseHeader(buf)
 	if !ok {
 		r.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
@@ -289,7 +327,11 @@ func (r *Reader) header(line []byte) bool {
 	if h.hasPeriod {
 		rec.Period, rec.HasPeriod = h.period, true
 	}
-	r.frames = r.frames[:0]
+	if r.keep {
+		r.frameStart = len(r.frames)
+	} else {
+		r.frames = r.frames[:0]
+	}
 	r.inSample = true
 	r.sampleBad = false
 	if len(h.rest) > 0 {
@@ -320,5 +362,5 @@ func (r *Reader) stackLine(line []byte) {
 }
 
 func (r *Reader) finishSample() {
-	r.rec.Frames = r.frames
+	r.rec.Frames = r.frames[r.frameStart:len(r.frames):len(r.frames)]
 }

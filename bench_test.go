@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// benchInput is testdata/traces/phases.txt repeated to about 8 MB, in
+// memory, or the file named by $WALLFOLD_BENCH_INPUT (to profile a real
+// trace: WALLFOLD_BENCH_INPUT=big.txt go test -bench=Pipeline
+// -cpuprofile=cpu.prof). Timestamps go backwards at each seam, as in a
+// repeated real trace; wallfold takes that in its stride.
+var (
+	benchOnce sync.Once
+	benchData []byte
+)
+
+func benchInput(b *testing.B) []byte {
+	b.Helper()
+	benchOnce.Do(func() {
+		if path := os.Getenv("WALLFOLD_BENCH_INPUT"); path != "" {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchData = data
+			return
+		}
+		one, err := os.ReadFile(trace("phases.txt"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		for buf.Len() < 8<<20 {
+			buf.Write(one)
+		}
+		benchData = buf.Bytes()
+	})
+	return benchData
+}
+
+func benchRun(b *testing.B, args ...string) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var errb strings.Builder
+		if code := run(append([]string{"-q"}, args...), bytes.NewReader(data), io.Discard, &errb); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+	}
+}
+
+// BenchmarkPipelineFolded is the whole run: parse, state, folded output.
+func BenchmarkPipelineFolded(b *testing.B) { benchRun(b) }
+
+// BenchmarkPipelinePprof is the whole run with pprof output.
+func BenchmarkPipelinePprof(b *testing.B) { benchRun(b, "-f", "pprof") }
+
+// TestReaderPathsSameOutput: the whole run gives byte for byte the same
+// folded and pprof output with the concurrent reader (the default on two
+// CPUs or more) and the sequential one, on every shipped trace and corpus
+// file.
+func TestReaderPathsSameOutput(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/traces/*.txt", "testdata/corpus/*/*.txt", "testdata/corpus/*/*.gz"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no testdata")
+	}
+	out := func(seq string, args ...string) string {
+		t.Setenv("WALLFOLD_SEQUENTIAL", seq)
+		var o, e bytes.Buffer
+		code := run(args, strings.NewReader(""), &o, &e)
+		return fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, o.Bytes(), e.String())
+	}
+	for _, path := range paths {
+		for _, args := range [][]string{{path}, {"--weight=cpu", "--pid", path}, {"-f", "pprof", path}} {
+			if seq, conc := out("1", args...), out("0", args...); seq != conc {
+				t.Errorf("wallfold %v: output differs between the sequential and the concurrent reader", args)
+			}
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package parse
+
+import (
+	"os"
+	"runtime"
+)
+
+// The concurrent reader: with two or more CPUs, a Reader splits and parses
+// lines on a goroutine of its own (the producer, a sequential Reader) while
+// its caller consumes the records, as inferno's multi-threaded collapser
+// does. Records travel in batches that own their bytes; syntax errors
+// travel in the same batches at their place among the records, so that
+// OnError, Skipped, Errors and Lines say on the caller's side exactly what
+// the sequential reader says after the same Scan.
+
+// batchBytes and batchRecords bound a batch; batchesInFlight is how many
+// the producer may fill ahead of the consumer.
+const (
+	batchBytes      = 256 << 10
+	batchRecords    = 512
+	batchesInFlight = 4
+)
+
+type batchError struct {
+	at int // index of the record it came before (len(recs): after all)
+	e  *SyntaxError
+}
+
+type batch struct {
+	recs   []Record
+	lines  []int // Lines() after each record
+	errs   []batchError
+	arena  []byte
+	frames []Frame
+
+	// Set on the last batch.
+	last    bool
+	err     error
+	endLine int
+}
+
+func (b *batch) reset() {
+	b.recs = b.recs[:0]
+	b.lines = b.lines[:0]
+	b.errs = b.errs[:0]
+	b.arena = b.arena[:0]
+	b.frames = b.frames[:0]
+}
+
+type concState struct {
+	full    chan *batch
+	free    chan *batch
+	done    chan struct{}
+	started bool
+	cur     *batch
+	next    int // index of the next record of cur
+	nextErr int // index of the next error of cur
+	ended   bool
+}
+
+// concurrentDefault says whether NewReader parses on its own goroutine:
+// with two CPUs or more, unless WALLFOLD_SEQUENTIAL=1 (for measuring).
+func concurrentDefault() bool {
+	return runtime.GOMAXPROCS(0) > 1 && os.Getenv("WALLFOLD_SEQUENTIAL") != "1"
+}
+
+// scanConc is Scan for a concurrent Reader.
+func (r *Reader) scanConc() bool {
+	c := r.conc
+	if c.ended {
+		return false
+	}
+	if !c.started {
+		r.start()
+	}
+	for {
+		b := c.cur
+		if b != nil {
+			for c.nextErr < len(b.errs) && b.errs[c.nextErr].at <= c.next {
+				r.replayError(b.errs[c.nextErr].e)
+				c.nextErr++
+			}
+			if c.next < len(b.recs) {
+				r.lineNo = b.lines[c.next]
+				r.rec = b.recs[c.next]
+				c.next++
+				return true
+			}
+			if b.last {
+				r.lineNo = b.endLine
+				r.err = b.err
+				c.ended = true
+				r.rec = Record{}
+				return false
+			}
+			c.cur = nil
+			c.free <- b
+		}
+		c.cur = <-c.full
+		c.next, c.nextErr = 0, 0
+	}
+}
+
+func (r *Reader) replayError(e *SyntaxError) {
+	r.skipped++
+	if len(r.errs) < MaxKeptErrors {
+		r.errs = append(r.errs, e)
+	}
+	if r.OnError != nil {
+		r.OnError(e)
+	}
+}
+
+// start launches the producer. It holds no reference to r, so that a
+// Reader dropped before the end of its input is collected and its producer
+// told to stop.
+func (r *Reader) start() {
+	c := r.conc
+	c.started = true
+	c.full = make(chan *batch, batchesInFlight)
+	c.free = make(chan *batch, batchesInFlight+2)
+	c.done = make(chan struct{})
+	for i := 0; i < batchesInFlight+2; i++ {
+		c.free <- &batch{arena: make([]byte, 0, batchBytes+batchBytes/4)}
+	}
+	src := &Reader{br: r.br, fileName: r.fileName, keep: true}
+	r.br = nil
+	go produce(src, c.full, c.free, c.done)
+	runtime.AddCleanup(r, func(done chan struct{}) { close(done) }, c.done)
+}
+
+func produce(src *Reader, full, free chan *batch, done chan struct{}) {
+	var b *batch
+	get := func() bool {
+		select {
+		case b = <-free:
+			b.reset()
+			return true
+		case <-done:
+			return false
+		}
+	}
+	if !get() {
+		return
+	}
+	src.arena, src.frames = b.arena, b.frames
+	src.OnError = func(e *SyntaxError) {
+		b.errs = append(b.errs, batchError{len(b.recs), e})
+	}
+	for src.Scan() {
+		b.add(src)
+		if len(b.recs) >= batchRecords || len(src.arena) >= batchBytes {
+			b.arena, b.frames = src.arena, src.frames
+			select {
+			case full <- b:
+			case <-done:
+				return
+			}
+			if !get() {
+				return
+			}
+			src.arena, src.frames = b.arena, b.frames
+		}
+	}
+	b.arena, b.frames = src.arena, src.frames
+	b.last, b.err, b.endLine = true, src.err, src.lineNo
+	select {
+	case full <- b:
+	case <-done:
+	}
+}
+
+// add appends src's current record to b; its bytes and frames are in
+// b's arena and frames already (src.keep).
+func (b *batch) add(src *Reader) {
+	b.recs = append(b.recs, src.rec)
+	b.lines = append(b.lines, src.lineNo)
+}

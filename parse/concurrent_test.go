@@ -1,0 +1,107 @@
+package parse
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testFiles returns every shipped trace and corpus file, un-gzipped.
+func testFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
+		m, _ := filepath.Glob(g)
+		for _, path := range m {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(path, ".gz") {
+				zr, err := gzip.NewReader(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if data, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files[path] = data
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	return files
+}
+
+// transcript reads data and writes down everything a caller can see:
+// each record in full, Lines() after it, each OnError in its place, and
+// the end state.
+func transcript(data []byte, concurrent bool) string {
+	var b strings.Builder
+	r := newReader(bytes.NewReader(data), "f", concurrent)
+	r.OnError = func(e *SyntaxError) { fmt.Fprintf(&b, "error %v %q\n", e, e.Text) }
+	for r.Scan() {
+		x := r.Record()
+		fmt.Fprintf(&b, "%d %v %d %q %d %d %d %d %v %d %v %q %q %v %v %d %d %d %d %q %d\n",
+			r.Lines(), x.Kind, x.Line, x.Comm, x.PID, x.TID, x.CPU, x.Time, x.HasTime, x.Period, x.HasPeriod,
+			x.Event, x.Payload, x.Out, x.Preempt, x.OtherPID, x.OtherTID, x.ParentPID, x.ParentTID, x.NewComm, x.Lost)
+		for _, f := range x.Frames {
+			fmt.Fprintf(&b, "\t%q %q %q %q %v\n", f.Addr, f.Sym, f.Off, f.DSO, f.Inlined)
+		}
+	}
+	fmt.Fprintf(&b, "end %v skipped %d lines %d errors %v\n", r.Err(), r.Skipped(), r.Lines(), r.Errors())
+	return b.String()
+}
+
+// TestConcurrentMatchesSequential: the concurrent reader (the default with
+// two CPUs) and the sequential one give the same records, errors (in the
+// same places) and counts on every shipped file, also cut short and with
+// syntax errors spread through a long input (several batches).
+func TestConcurrentMatchesSequential(t *testing.T) {
+	files := testFiles(t)
+	var all bytes.Buffer
+	for path, data := range files {
+		for _, in := range [][]byte{data, data[:len(data)/3]} {
+			seq, conc := transcript(in, false), transcript(in, true)
+			if seq != conc {
+				t.Errorf("%s (%d bytes): concurrent reader differs from the sequential one:\n%s", path, len(in), firstDiff(seq, conc))
+			}
+		}
+		all.Write(data)
+		all.WriteString("\tstray stack line\nnot a perf line at all\n")
+	}
+	seq, conc := transcript(all.Bytes(), false), transcript(all.Bytes(), true)
+	if seq != conc {
+		t.Errorf("all files: concurrent reader differs from the sequential one:\n%s", firstDiff(seq, conc))
+	}
+	if !strings.Contains(seq, "error ") {
+		t.Error("no syntax errors exercised")
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\nsequential: %s\nconcurrent: %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// TestConcurrentReaderDropped: a Reader left before the end of its input
+// does not keep its producer blocked forever.
+func TestConcurrentReaderDropped(t *testing.T) {
+	data := bytes.Repeat([]byte("p 1 1.000001: 1 cpu-clock: \n\t1 f (d)\n\n"), 100000)
+	r := newReader(bytes.NewReader(data), "f", true)
+	if !r.Scan() {
+		t.Fatal("no record")
+	}
+}
