@@ -151,6 +151,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		parFrame:   c.ParallelismFrame,
 		gapPeriods: c.GapPeriods,
 		strict:     c.Strict,
+		sequential: c.Input == "" || c.Input == "-",
 	}
 	if err := c.filters(&cfg, file); err != nil {
 		return &exitError{2, err.Error()}
