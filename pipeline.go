@@ -73,13 +73,15 @@ type pipeline struct {
 	refID  map[[2]uint32]int
 	period int64 // first sample's period
 
-	sum      map[int]*sumGroup
-	parRoot  map[[2]uint32]uint32 // (par name, stack) -> stack with it as root
-	deferred []deferredSample     // % time windows on a pipe: applied at the end
-	deferAll bool
-	winLo    int64
-	winHi    int64
-	winSet   bool
+	sum         map[int]*sumGroup
+	idleCPU     float64 // summary: idle samples, left out of the groups
+	idleSamples int
+	parRoot     map[[2]uint32]uint32 // (par name, stack) -> stack with it as root
+	deferred    []deferredSample     // % time windows on a pipe: applied at the end
+	deferAll    bool
+	winLo       int64
+	winHi       int64
+	winSet      bool
 
 	lookahead    bool
 	scopePending bool
@@ -97,6 +99,7 @@ type pipeline struct {
 	lastTime    int64
 	haveTime    bool
 	timeBased   bool
+	eventSeen   bool
 	gapSet      bool
 	noGapReason string
 }
@@ -343,23 +346,30 @@ func (p *pipeline) read(in io.Reader, name string) error {
 }
 
 func (p *pipeline) sample(rec *parse.Record) {
+	if rec.Period > maxPeriod {
+		// Sums of such periods would overflow: a corrupt line, not a sample
+		// (nor a period to take the silence limit from).
+		p.absurd++
+		if p.absurdLine == 0 {
+			p.absurdLine = rec.Line
+		}
+		if p.cfg.strict && p.strictErr == nil {
+			p.strictErr = fmt.Errorf("%s:%d: absurd period %d (--strict)", p.name, rec.Line, rec.Period)
+		}
+		return
+	}
 	if p.event == nil {
 		p.event = append([]byte(nil), eventBase(rec.Event)...)
 	}
-	s := state.Sample{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU, Period: rec.Period, Ref: -1}
-	if !eventMatches(rec.Event, p.event) {
-		p.otherEvents[string(rec.Event)]++
-		p.pushSample(s)
-		return
-	}
 	if !p.gapSet {
+		// The first sample, of whatever event, sets the silence limit, so
+		// that samples never wait long for a selected event that is late.
 		p.gapSet = true
-		p.timeBased = isTimeEvent(rec.Event)
 		gap := int64(0)
 		switch {
-		case !p.timeBased:
+		case !isTimeEvent(rec.Event):
 			p.noGapReason = fmt.Sprintf("event %s is not time-based", rec.Event)
-		case !rec.HasPeriod || !rec.HasTime:
+		case !rec.HasPeriod || !rec.HasTime || rec.Period == 0:
 			p.noGapReason = "samples carry no period or time"
 		default:
 			k := p.cfg.gapPeriods
@@ -369,18 +379,17 @@ func (p *pipeline) sample(rec *parse.Record) {
 			gap = int64(k * float64(rec.Period))
 		}
 		p.tracker.SetGap(gap)
-		p.period = int64(rec.Period)
 	}
-	if rec.Period > maxPeriod {
-		// Sums of such periods would overflow: a corrupt line, not a sample.
-		p.absurd++
-		if p.absurdLine == 0 {
-			p.absurdLine = rec.Line
-		}
-		if p.cfg.strict && p.strictErr == nil {
-			p.strictErr = fmt.Errorf("%s:%d: absurd period %d (--strict)", p.name, rec.Line, rec.Period)
-		}
+	s := state.Sample{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU, Period: rec.Period, Ref: -1}
+	if !eventMatches(rec.Event, p.event) {
+		p.otherEvents[string(rec.Event)]++
+		p.pushSample(s)
 		return
+	}
+	if !p.eventSeen {
+		p.eventSeen = true
+		p.timeBased = isTimeEvent(rec.Event)
+		p.period = int64(rec.Period)
 	}
 	p.samples++
 	p.cpuIn += rec.Period
@@ -484,7 +493,8 @@ func (p *pipeline) writePprof(w io.Writer, warnings []string) error {
 }
 
 func (p *pipeline) writeSummary(w io.Writer, unicode bool, warnings []string) error {
-	o := emit.SummaryOptions{TimeBased: p.timeBased, Unit: string(p.event), Unicode: unicode}
+	o := emit.SummaryOptions{TimeBased: p.timeBased, Unit: string(p.event), Unicode: unicode,
+		IdleSamples: p.idleSamples, IdleCPU: p.idleCPU}
 	return emit.WriteSummary(w, p.summaryGroups(), o, warnings)
 }
 

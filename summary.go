@@ -20,6 +20,12 @@ type sumGroup struct {
 }
 
 func (p *pipeline) addSummary(s state.Sample, pid, par int, wall float64) {
+	if par == 0 {
+		// The idle task: its CPU time is nobody's work.
+		p.idleCPU += float64(s.Period)
+		p.idleSamples++
+		return
+	}
 	key := 0
 	if p.scope == state.Process {
 		key = pid
@@ -81,10 +87,7 @@ func (p *pipeline) framesOf(ref int) []string {
 
 func (p *pipeline) summaryGroups() []emit.SummaryGroup {
 	var out []emit.SummaryGroup
-	for key, g := range p.sum {
-		if key == 0 && p.scope == state.Process {
-			continue // the idle task: no wall time of its own
-		}
+	for _, g := range p.sum {
 		name := "workload (all traced threads)"
 		if p.scope == state.Process {
 			name = fmt.Sprintf("process %s (pid %d)", g.comm, g.pid)

@@ -33,6 +33,9 @@ type SummaryOptions struct {
 	Unit      string // for other events, e.g. "cycles"
 	Unicode   bool   // block bars (a terminal) or '#'
 	TopN      int
+	// Idle samples (the idle task, tid 0) are counted in no group.
+	IdleSamples int
+	IdleCPU     float64
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -88,6 +91,9 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 				fmt.Fprintf(bw, "    %12s %5.1f%% %12s %5.1f%%  %s\n", val(f.Self), share(f.Self, g.Wall), val(f.Cum), share(f.Cum, g.Wall), f.Name)
 			}
 		}
+	}
+	if o.IdleSamples > 0 {
+		fmt.Fprintf(bw, "\nidle (tid 0, swapper): %d samples, CPU %s, in no group above\n", o.IdleSamples, val(o.IdleCPU))
 	}
 	if len(warnings) > 0 {
 		fmt.Fprintln(bw)

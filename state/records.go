@@ -6,15 +6,23 @@ package state
 // parallelism) once every thread's state around it is decided.
 func (t *Tracker) Sample(s Sample) {
 	t.stats.Samples++
+	// The clock moves first: gaps overdue at this moment are decided
+	// before this sign of life counts.
+	t.advance(s.Time)
 	if s.TID == 0 {
-		// Idle (swapper): no thread of any workload; wall weight 0.
-		t.advance(s.Time)
+		// Idle (swapper): no thread of any workload; wall weight 0. The
+		// CPU it idles on runs nothing else.
+		if s.CPU >= 0 {
+			if cur := t.cpuCur[s.CPU]; cur != nil && cur.running && cur.cpu == s.CPU {
+				t.stop(cur, s.Time)
+				t.drain(cur.g)
+			}
+		}
 		t.release(s, 0)
 		return
 	}
 	if s.TID < 0 {
 		// perf lost track of the task (it exited): count it alone.
-		t.advance(s.Time)
 		t.release(s, 1)
 		return
 	}
@@ -32,15 +40,14 @@ func (t *Tracker) Sample(s Sample) {
 	g.tail = 0
 	g.seq++
 	t.start(th, s.Time)
-	t.advance(s.Time)
 	t.drain(g)
 }
 
 // Switch is a per-task PERF_RECORD_SWITCH of the line's own thread.
 func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
 	t.stats.Switches++
+	t.advance(now)
 	if tid == 0 {
-		t.advance(now)
 		return
 	}
 	if tid < 0 {
@@ -52,7 +59,6 @@ func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
 				t.drain(cur.g)
 			}
 		}
-		t.advance(now)
 		return
 	}
 	if pid > 0 {
@@ -66,7 +72,6 @@ func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
 		t.closeGap(th, now)
 		t.start(th, now)
 	}
-	t.advance(now)
 	t.drain(th.g)
 }
 
@@ -80,6 +85,7 @@ func (t *Tracker) SwitchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID
 		return
 	}
 	t.stats.Switches++
+	t.advance(now)
 	// The idle task leaving or entering a CPU: the CPU's previous task (if
 	// the idle task comes in) is off it.
 	if !out && cpu >= 0 {
@@ -88,41 +94,44 @@ func (t *Tracker) SwitchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID
 			t.drain(cur.g)
 		}
 	}
-	t.advance(now)
 }
 
 // Fork notes a new thread (pid:tid); it runs once it is switched in or
 // sampled.
 func (t *Tracker) Fork(now int64, pid, tid int) {
 	t.stats.TaskEvents++
+	t.advance(now)
 	if old := t.threads[tid]; old != nil {
 		// A reused tid: the old thread is gone.
 		t.stop(old, now)
 		t.drain(old.g)
 		delete(t.threads, tid)
+		if old.g != t.one {
+			old.g.threads--
+		}
 	}
 	t.learn(pid, tid)
-	t.advance(now)
 }
 
 // Exit ends a thread: the kernel writes no SWITCH OUT for it.
 func (t *Tracker) Exit(now int64, pid, tid int) {
 	t.stats.TaskEvents++
 	t.stats.Exits++
+	t.advance(now)
 	t.learn(pid, tid)
 	if th := t.threads[tid]; th != nil {
 		t.stop(th, now)
 		t.drain(th.g)
+		t.dead = append(t.dead, deadThread{tid, th, now})
 	}
-	t.advance(now)
 }
 
 // Comm notes a PERF_RECORD_COMM (a task event: it tells that task events
 // were recorded).
 func (t *Tracker) Comm(now int64, pid, tid int) {
 	t.stats.TaskEvents++
-	t.learn(pid, tid)
 	t.advance(now)
+	t.learn(pid, tid)
 }
 
 // Lost notes a PERF_RECORD_LOST of n records.

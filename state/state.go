@@ -79,10 +79,13 @@ type Stats struct {
 	FirstLostAt  int64
 	SilentStops  int // running threads taken as stopped after silence
 	ImplicitOuts int // threads taken off a CPU another thread took
-	Samples      int
-	Threads      int
-	UnknownPID   int // sampled threads whose process was never learnt
-	Groups       int
+	// Discontinuities counts steps back in time longer than the silence
+	// limit: every open gap ended there.
+	Discontinuities int
+	Samples         int
+	Threads         int
+	UnknownPID      int // sampled threads whose process was never learnt
+	Groups          int
 }
 
 type thread struct {
@@ -109,15 +112,16 @@ type pending struct {
 }
 
 type group struct {
-	key   int
-	seq   uint64 // seq of the next sample to enqueue
-	base  uint64 // seq of q[head]
-	q     []pending
-	head  int
-	tail  int32 // diff for seq == g.seq (not yet enqueued)
-	acc   int32
-	open  []openSeg
-	ohead int
+	key     int
+	threads int    // live thread structs in the group
+	seq     uint64 // seq of the next sample to enqueue
+	base    uint64 // seq of q[head]
+	q       []pending
+	head    int
+	tail    int32 // diff for seq == g.seq (not yet enqueued)
+	acc     int32
+	open    []openSeg
+	ohead   int
 }
 
 // Tracker is the state machine. It is not safe for concurrent use.
@@ -133,6 +137,7 @@ type Tracker struct {
 	stats   Stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
+	dead    []deadThread // exited threads, to forget later
 }
 
 // New returns a Tracker that calls release for every sample.
@@ -252,6 +257,8 @@ func (t *Tracker) move(th *thread, pid int) {
 		t.closeGap(th, t.now)
 	}
 	th.g = ng
+	old.threads--
+	ng.threads++
 	t.drain(old)
 	if wasRunning {
 		t.start(th, t.now)
@@ -272,14 +279,22 @@ func (t *Tracker) thread(pid, tid int) *thread {
 	}
 	th = &thread{tid: tid, pid: pid, cpu: -1}
 	th.g = t.group(pid)
+	th.g.threads++
 	t.threads[tid] = th
 	return th
 }
 
 func (t *Tracker) advance(now int64) {
-	if now > t.now {
-		t.now = now
+	// The clock follows the records, not their maximum: one wild
+	// timestamp must not make every later gap overdue. A step back longer
+	// than the silence limit (a corrupt line just before, or traces
+	// concatenated) ends every open gap: nothing is known across it.
+	back := t.now - now
+	t.now = now
+	if t.cfg.Gap > 0 && back > t.cfg.Gap {
+		t.discontinuity()
 	}
+	t.reap()
 	if t.cfg.Gap <= 0 {
 		return
 	}
@@ -305,6 +320,63 @@ func (t *Tracker) advance(now int64) {
 		t.exp = t.exp[:n]
 		t.ehead = 0
 	}
+}
+
+// discontinuity decides every open gap as "stopped at its last sign".
+func (t *Tracker) discontinuity() {
+	t.stats.Discontinuities++
+	for _, o := range t.exp[t.ehead:] {
+		if o.th.segOpen && o.th.segGen == o.gen {
+			o.th.segOpen = false
+			o.th.running = false
+		}
+	}
+	t.exp = t.exp[:0]
+	t.ehead = 0
+	for _, g := range t.allGroups() {
+		t.drain(g)
+	}
+}
+
+// reap forgets threads that exited long enough ago that no record in
+// flight can still name them (the silence limit plus the caller's
+// look-ahead), and processes left without threads: memory follows the
+// live threads, not all the threads a long trace ever had.
+func (t *Tracker) reap() {
+	for len(t.dead) > 0 {
+		d := t.dead[0]
+		if t.now-d.at < t.cfg.Gap+ReapDelay && t.now >= d.at {
+			return
+		}
+		t.dead = t.dead[1:]
+		th := t.threads[d.tid]
+		if th == nil || th != d.th || th.running || th.segOpen || th.committed {
+			continue // reused, or alive again
+		}
+		delete(t.threads, d.tid)
+		if p, ok := t.pidOf[d.tid]; ok && p == th.pid {
+			delete(t.pidOf, d.tid)
+		}
+		if g := th.g; g != t.one {
+			g.threads--
+			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
+				delete(t.groups, g.key)
+			}
+		}
+	}
+	if cap(t.dead) > 1024 && len(t.dead) < cap(t.dead)/4 {
+		t.dead = append([]deadThread(nil), t.dead...)
+	}
+}
+
+// ReapDelay is how long (ns of trace time) an exited thread is kept beyond
+// the silence limit; it covers a caller's look-ahead window.
+const ReapDelay = 1e9
+
+type deadThread struct {
+	tid int
+	th  *thread
+	at  int64
 }
 
 func (t *Tracker) compactOpen(g *group) {
