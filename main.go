@@ -32,9 +32,12 @@ which threads are on a CPU; --show-task-events adds thread exits (without it,
 exits are inferred from silence). System-wide traces (perf record -a) work
 too; each process then gets its own parallelism (--scope=process).
 
-Output: folded stacks "root;...;leaf WEIGHT", sorted, integer weights; with
---weight=wall (default) in the event's period units (nanoseconds for
-cpu-clock), with --weight=cpu the plain CPU profile.`
+Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
+--weight=wall, the default, in the event's period units, nanoseconds for
+cpu-clock; with --weight=cpu the plain CPU profile); -f pprof -o wall.pb.gz
+for go tool pprof (sample types cpu and wall, labels pid, tid, comm,
+parallelism); -f summary (or --summary on stderr) for the parallelism story:
+average parallelism, a histogram, the serial hot spots.`
 
 // CLI is wallfold's command line.
 type CLI struct {
