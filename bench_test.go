@@ -58,11 +58,38 @@ func benchRun(b *testing.B, args ...string) {
 	}
 }
 
-// BenchmarkPipelineFolded is the whole run: parse, state, folded output.
+// benchFile is benchRun on a file (the input written to a temporary file
+// first): wallfold reads files with its concurrent reader on two CPUs or
+// more, stdin with the sequential one.
+func benchFile(b *testing.B, args ...string) {
+	data := benchInput(b)
+	path := filepath.Join(b.TempDir(), "trace.txt")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var errb strings.Builder
+		if code := run(append(append([]string{"-q"}, args...), path), strings.NewReader(""), io.Discard, &errb); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+	}
+}
+
+// BenchmarkPipelineFolded is the whole run: parse, state, folded output
+// (input on stdin: the sequential reader).
 func BenchmarkPipelineFolded(b *testing.B) { benchRun(b) }
 
-// BenchmarkPipelinePprof is the whole run with pprof output.
+// BenchmarkPipelinePprof is the whole run with pprof output (stdin).
 func BenchmarkPipelinePprof(b *testing.B) { benchRun(b, "-f", "pprof") }
+
+// BenchmarkPipelineFoldedFile reads a file (the concurrent reader).
+func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
+
+// BenchmarkPipelinePprofFile reads a file (the concurrent reader).
+func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }
 
 // TestReaderPathsSameOutput: the whole run gives byte for byte the same
 // folded and pprof output with the concurrent reader (the default on two

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/wallfold/wallfold/parse"
 )
 
@@ -60,7 +61,7 @@ func writeFoldedRef(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 	t.Helper()
 	s := NewStacks(opts)
-	s.noLast = !fast
+	s.plain = !fast
 	var tot Totals
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
@@ -152,6 +153,157 @@ func TestCmpJoined(t *testing.T) {
 			if got := cmpJoined(s, a, b); got != want {
 				t.Fatalf("cmpJoined(%q, %q) = %d, want %d", join(a), join(b), got, want)
 			}
+		}
+	}
+}
+
+// profileBytes gathers every sample of data into a Profile (labels: its
+// comm, pid, tid, and a parallelism made up from the line number) with
+// the fast paths or the straightforward ones, and returns the encoded
+// profile, uncompressed.
+func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte {
+	t.Helper()
+	p := NewProfile(opts)
+	p.plain = !fast
+	r := parse.NewReader(bytes.NewReader(data), "f")
+	for r.Scan() {
+		x := r.Record()
+		if x.Kind != parse.KindSample {
+			continue
+		}
+		st := p.Stack(x.Frames, string(x.Comm) == "java")
+		par := 1 + x.Line%3
+		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
+	}
+	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1, Comments: []string{"test"}})
+	var out bytes.Buffer
+	if err := pr.WriteUncompressed(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// plainBuild is Build the straightforward way: every sample its own
+// label maps and location list, as the first version did.
+func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
+	t.Helper()
+	p := NewProfile(opts)
+	p.plain = true
+	r := parse.NewReader(bytes.NewReader(data), "f")
+	for r.Scan() {
+		x := r.Record()
+		if x.Kind != parse.KindSample {
+			continue
+		}
+		st := p.Stack(x.Frames, string(x.Comm) == "java")
+		par := 1 + x.Line%3
+		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
+	}
+	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1, Comments: []string{"test"}})
+	for _, s := range pr.Sample {
+		s.Location = append([]*profile.Location(nil), s.Location...)
+		s.Label = map[string][]string{"comm": {s.Label["comm"][0]}}
+		nl := map[string][]int64{}
+		for k, v := range s.NumLabel {
+			nl[k] = []int64{v[0]}
+		}
+		s.NumLabel = nl
+	}
+	var out bytes.Buffer
+	if err := pr.WriteUncompressed(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestProfileFastPathsMatchStraightforward: Profile.Stack with the
+// previous-stack cache gives byte for byte the profile of a lookup per
+// frame run (same Location ids, made in the same order), and Build's
+// shared label maps and location lists encode as per-sample ones do, on
+// every shipped trace and corpus file.
+func TestProfileFastPathsMatchStraightforward(t *testing.T) {
+	var all []byte
+	for _, path := range equivPaths(t) {
+		data := readTrace(t, path)
+		all = append(all, data...)
+		for _, o := range []NameOptions{{}, {Addrs: true, Kernel: true, JIT: true}} {
+			fast, ref := profileBytes(t, data, o, true), profileBytes(t, data, o, false)
+			if !bytes.Equal(fast, ref) {
+				t.Errorf("%s %+v: fast profile differs from the straightforward one", path, o)
+			}
+			if pb := plainBuild(t, data, o); !bytes.Equal(ref, pb) {
+				t.Errorf("%s %+v: Build's shared structures encode differently", path, o)
+			}
+		}
+	}
+	if fast, ref := profileBytes(t, all, NameOptions{}, true), profileBytes(t, all, NameOptions{}, false); !bytes.Equal(fast, ref) {
+		t.Errorf("all files: fast profile differs from the straightforward one")
+	}
+}
+
+func equivPaths(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/traces/*.txt.gz", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
+		m, _ := filepath.Glob(g)
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no testdata")
+	}
+	return paths
+}
+
+func readTrace(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+// TestWriteFoldedLarge: with more lines than parallelSortMin (sorted in
+// two halves and merged), WriteFolded still writes what the
+// straightforward writer does; names that are prefixes of each other and
+// bytes around ';' included (no ';' inside a name: FrameNames makes it
+// ':', and without it no two stacks join to the same line).
+func TestWriteFoldedLarge(t *testing.T) {
+	s := NewStacks(NameOptions{})
+	names := []string{"a", "a.b", "a:b", "ab", "a:", "", "b", "a b", "a<", "z", "a="}
+	var tot Totals
+	seed := uint32(1)
+	for i := 0; i < 3*parallelSortMin; i++ {
+		ids := []uint32{s.intern("root")}
+		for d := 0; d < 1+i%7; d++ {
+			seed = seed*1664525 + 1013904223
+			ids = append(ids, s.intern(names[seed>>16%uint32(len(names))]))
+		}
+		id := s.stackOf(ids)
+		tot.Add(id, uint64(1+i%5), float64(i%3))
+	}
+	for _, w := range []Weight{CPU, Wall} {
+		var fast, ref bytes.Buffer
+		if err := WriteFolded(&fast, s, &tot, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeFoldedRef(&ref, s, &tot, w); err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(ref.Bytes(), []byte("\n")); n < parallelSortMin {
+			t.Fatalf("only %d lines", n)
+		}
+		if !bytes.Equal(fast.Bytes(), ref.Bytes()) {
+			t.Errorf("weight %d: WriteFolded differs from the straightforward writer", w)
 		}
 	}
 }

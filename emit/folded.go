@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"io"
 	"math"
-	"sort"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,6 +48,10 @@ func (t *Totals) Sum() (cpu uint64, wall float64) {
 	return
 }
 
+// parallelSortMin is the number of lines from which WriteFolded sorts on
+// two goroutines.
+const parallelSortMin = 4096
+
 // WriteFolded writes one line per stack, "root;...;leaf WEIGHT", sorted as
 // inferno sorts them (bytewise). Wall weights are rounded once, here;
 // stacks whose weight rounds to 0 are left out.
@@ -75,9 +80,30 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 		}
 		lines = append(lines, line{uint32(id), n})
 	}
-	sort.Slice(lines, func(i, j int) bool {
-		return cmpJoined(s, s.Frames(lines[i].id), s.Frames(lines[j].id)) < 0
-	})
+	cmpLines := func(a, b line) int { return cmpJoined(s, s.Frames(a.id), s.Frames(b.id)) }
+	if len(lines) < parallelSortMin || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(lines, cmpLines)
+	} else {
+		// Both halves at once (cmpJoined only reads), then merged: the
+		// sort is most of the time spent here.
+		a, b := lines[:len(lines)/2], lines[len(lines)/2:]
+		done := make(chan struct{})
+		go func() {
+			slices.SortFunc(a, cmpLines)
+			close(done)
+		}()
+		slices.SortFunc(b, cmpLines)
+		<-done
+		merged := make([]line, 0, len(lines))
+		for len(a) > 0 && len(b) > 0 {
+			if cmpLines(b[0], a[0]) < 0 {
+				merged, b = append(merged, b[0]), b[1:]
+			} else {
+				merged, a = append(merged, a[0]), a[1:]
+			}
+		}
+		lines = append(append(merged, a...), b...)
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var b []byte
 	for _, l := range lines {

@@ -18,6 +18,7 @@ type Stacks struct {
 	frameCache map[string][2]int // raw frame key -> (start, n) in frameIDs
 
 	stackFrames [][]uint32 // per stack id: name ids, root first
+	arena       idArena    // where stackFrames are
 	stackID     map[string]uint32
 
 	key    []byte
@@ -27,8 +28,8 @@ type Stacks struct {
 	// The previous stack of each root, outermost frame first: the frames
 	// a sample shares with it (a thread's outer frames seldom change) take
 	// their ids from it without a map lookup.
-	last   map[uint32]*lastStack
-	noLast bool // tests: the straightforward path only
+	last  map[uint32]*lastStack
+	plain bool // tests: the straightforward path only
 }
 
 // lastStack is a stack's frame keys (concatenated) and where each frame's
@@ -86,28 +87,42 @@ func (s *Stacks) InternName(name []byte) uint32 {
 // Intern returns the id of the stack root;frames (frames leaf first, as
 // perf prints them). java selects inferno's Java tidying (comm "java").
 func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
-	ids := append(s.ids[:0], root)
 	var prev *lastStack
-	if !s.noLast {
+	if !s.plain {
 		prev = s.last[root]
 		if prev == nil {
 			prev = &lastStack{}
 			s.last[root] = prev
 		}
 	}
-	// Frames shared with the root's previous stack, outermost first.
+	return s.internAfter(prev, root, frames, java)
+}
+
+// internAfter is Intern with prev (nil: none) the previous stack to share
+// frames with; prev becomes this stack.
+func (s *Stacks) internAfter(prev *lastStack, root uint32, frames []parse.Frame, java bool) uint32 {
+	ids := append(s.ids[:0], root)
+	// Frames shared with the root's previous stack, outermost first. From
+	// the first frame that differs on, prev is rewritten as the loop goes
+	// (it is not read again): each frame's key and where its ids end.
 	same, keyOff, idOff := 0, 0, 0
+	shared := prev != nil
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := &frames[i]
 		k := s.frameKey(f, java)
-		if prev != nil && same == len(frames)-1-i && same < len(prev.frames) {
-			pf := prev.frames[same]
-			if string(prev.keys[keyOff:pf.keyEnd]) == string(k) {
-				ids = append(ids, prev.ids[idOff:pf.idEnd]...)
-				keyOff, idOff = pf.keyEnd, pf.idEnd
-				same++
-				continue
+		if shared {
+			if same < len(prev.frames) {
+				pf := prev.frames[same]
+				if string(prev.keys[keyOff:pf.keyEnd]) == string(k) {
+					ids = append(ids, prev.ids[idOff:pf.idEnd]...)
+					keyOff, idOff = pf.keyEnd, pf.idEnd
+					same++
+					continue
+				}
 			}
+			shared = false
+			prev.keys = prev.keys[:keyOff]
+			prev.frames = prev.frames[:same]
 		}
 		loc, ok := s.frameCache[string(k)]
 		if !ok {
@@ -120,36 +135,21 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 			s.frameCache[string(k)] = loc
 		}
 		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
+		if prev != nil {
+			prev.keys = append(prev.keys, k...)
+			prev.frames = append(prev.frames, lastFrame{keyEnd: len(prev.keys), idEnd: len(ids) - 1})
+		}
 	}
 	s.ids = ids
 	if prev != nil {
-		s.remember(prev, same, keyOff, idOff, frames, ids, java)
+		if shared {
+			// The whole stack is a prefix of (or is) the previous one.
+			prev.keys = prev.keys[:keyOff]
+			prev.frames = prev.frames[:same]
+		}
+		prev.ids = append(prev.ids[:idOff], ids[1+idOff:]...)
 	}
-	kb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)*4)
-	if id, ok := s.stackID[string(kb)]; ok {
-		return id
-	}
-	id := uint32(len(s.stackFrames))
-	s.stackFrames = append(s.stackFrames, append([]uint32(nil), ids...))
-	s.stackID[string(kb)] = id
-	return id
-}
-
-// remember makes frames (whose first same outermost frames are prev's)
-// the root's previous stack.
-func (s *Stacks) remember(prev *lastStack, same, keyOff, idOff int, frames []parse.Frame, ids []uint32, java bool) {
-	prev.keys = prev.keys[:keyOff]
-	prev.frames = prev.frames[:same]
-	prev.ids = append(prev.ids[:idOff], ids[1+idOff:]...)
-	// ids[1:] holds each frame's ids in order; walk them with the frames.
-	n := idOff
-	for i := len(frames) - 1 - same; i >= 0; i-- {
-		f := &frames[i]
-		prev.keys = append(prev.keys, s.frameKey(f, java)...)
-		loc := s.frameCache[string(s.key)]
-		n += loc[1]
-		prev.frames = append(prev.frames, lastFrame{keyEnd: len(prev.keys), idEnd: n})
-	}
+	return s.stackOf(ids)
 }
 
 // frameKey is what a frame's names depend on.
@@ -170,13 +170,48 @@ func (s *Stacks) frameKey(f *parse.Frame, java bool) []byte {
 
 // Prepend returns the id of stack id with the name root put before it.
 func (s *Stacks) Prepend(root, id uint32) uint32 {
-	ids := append([]uint32{root}, s.stackFrames[id]...)
-	kb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)*4)
-	if nid, ok := s.stackID[string(kb)]; ok {
-		return nid
+	ids := append(append(s.ids[:0], root), s.stackFrames[id]...)
+	s.ids = ids
+	return s.stackOf(ids)
+}
+
+// stackOf interns a sequence of name ids.
+func (s *Stacks) stackOf(ids []uint32) uint32 {
+	if id, ok := s.stackID[idKey(ids)]; ok {
+		return id
 	}
-	nid := uint32(len(s.stackFrames))
-	s.stackFrames = append(s.stackFrames, ids)
-	s.stackID[string(kb)] = nid
-	return nid
+	id := uint32(len(s.stackFrames))
+	kept := s.arena.add(ids)
+	s.stackFrames = append(s.stackFrames, kept)
+	s.stackID[idKey(kept)] = id
+	return id
+}
+
+// idArena keeps sequences of ids in large chunks: no allocation per
+// sequence, and the map key of one (idKey) can point into them, as
+// chunks are never written again where they are used.
+type idArena struct {
+	cur   []uint32
+	total int // ids kept
+}
+
+const arenaChunk = 1 << 16
+
+func (a *idArena) add(ids []uint32) []uint32 {
+	if cap(a.cur)-len(a.cur) < len(ids) {
+		a.cur = make([]uint32, 0, max(arenaChunk, len(ids)))
+	}
+	n := len(a.cur)
+	a.cur = append(a.cur, ids...)
+	a.total += len(ids)
+	return a.cur[n:len(a.cur):len(a.cur)]
+}
+
+// idKey is ids' bytes as a string, without a copy: the caller keeps ids
+// unchanged as long as the string is used (as a map key: for good).
+func idKey(ids []uint32) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Pointer(&ids[0])), len(ids)*4)
 }
