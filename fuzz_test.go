@@ -42,7 +42,7 @@ func addSeeds(f *testing.F) {
 func FuzzPipeline(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := newPipeline(config{weightCPU: true})
+		p := newPipeline(config{weightCPU: true, sequential: true})
 		if err := p.read(bytes.NewReader(data), "fuzz"); err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func FuzzPipeline(f *testing.F) {
 		_ = p.warnings()
 		_ = p.check()
 
-		w := newPipeline(config{summary: true})
+		w := newPipeline(config{summary: true, sequential: true})
 		w.read(bytes.NewReader(data), "fuzz")
 		out.Reset()
 		if err := w.writeFolded(&out); err != nil {
@@ -75,7 +75,7 @@ func FuzzPipeline(f *testing.F) {
 			t.Fatalf("NaN in summary:\n%s", out.String())
 		}
 
-		pp := newPipeline(config{pprof: true})
+		pp := newPipeline(config{pprof: true, sequential: true})
 		pp.read(bytes.NewReader(data), "fuzz")
 		out.Reset()
 		if err := pp.writePprof(&out, pp.warnings()); err != nil {

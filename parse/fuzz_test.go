@@ -25,7 +25,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Add([]byte("comm 1 1.0: 1 ev:\n\tTHIS_IS_WEIRD\n\t1 f (d)\n\ncomm 1 2.0: PERF_RECORD_SWITCH OUT\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := parse.NewReader(bytes.NewReader(data), "fuzz")
+		r := parse.NewSequentialReader(bytes.NewReader(data), "fuzz")
 		n := 0
 		for r.Scan() {
 			rec := r.Record()
