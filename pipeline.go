@@ -480,7 +480,7 @@ func (p *pipeline) writeFolded(w io.Writer) error {
 func (p *pipeline) writePprof(w io.Writer, warnings []string) error {
 	meta := emit.Meta{
 		Event:      string(p.event),
-		TimeBased:  p.timeBased,
+		TimeBased:  p.timeBased || !p.eventSeen, // no samples: the usual names
 		Period:     p.period,
 		StartNanos: p.firstTime,
 		EndNanos:   p.lastTime,
