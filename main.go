@@ -71,6 +71,9 @@ type CLI struct {
 }
 
 func main() {
+	if os.Getenv("WALLFOLD_NOPIPEGROW") == "" {
+		growPipe(os.Stdin)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
