@@ -94,7 +94,6 @@ type pipeline struct {
 	absurdLine  int
 	records     int
 	strictErr   error
-	idle        int
 	firstTime   int64
 	lastTime    int64
 	haveTime    bool
@@ -393,9 +392,6 @@ func (p *pipeline) sample(rec *parse.Record) {
 	}
 	p.samples++
 	p.cpuIn += rec.Period
-	if rec.TID == 0 {
-		p.idle++
-	}
 	java := string(rec.Comm) == "java"
 	if p.cfg.comms != nil && !p.cfg.comms[string(rec.Comm)] {
 		p.pushSample(s) // still a sign of life for the others

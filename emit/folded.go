@@ -39,15 +39,6 @@ func (t *Totals) Add(id uint32, period uint64, wall float64) {
 	t.N[id]++
 }
 
-// Sum returns the totals over all stacks.
-func (t *Totals) Sum() (cpu uint64, wall float64) {
-	for i := range t.CPU {
-		cpu += t.CPU[i]
-		wall += t.Wall[i]
-	}
-	return
-}
-
 // parallelSortMin is the number of lines from which WriteFolded sorts on
 // two goroutines.
 const parallelSortMin = 4096

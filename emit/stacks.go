@@ -59,9 +59,6 @@ func NewStacks(o NameOptions) *Stacks {
 // Name returns the name with id.
 func (s *Stacks) Name(id uint32) string { return s.names[id] }
 
-// Len returns the number of distinct stacks.
-func (s *Stacks) Len() int { return len(s.stackFrames) }
-
 // Frames returns the name ids of stack id, root first (the root is the
 // comm name given to Intern).
 func (s *Stacks) Frames(id uint32) []uint32 { return s.stackFrames[id] }

@@ -179,9 +179,6 @@ func (t *Tracker) SetScope(s Scope) {
 	}
 }
 
-// Gap returns the silence limit in use.
-func (t *Tracker) Gap() int64 { return t.cfg.Gap }
-
 // SetGap sets the silence limit once it is known (from the first sample's
 // event and period). With 0, open gaps are committed as running.
 func (t *Tracker) SetGap(gap int64) {
