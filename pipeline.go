@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -474,6 +475,8 @@ func (p *pipeline) writeFolded(w io.Writer) error {
 }
 
 func (p *pipeline) writePprof(w io.Writer, warnings []string) error {
+	// Process-wide, so set here rather than in emit.
+	defer tightGC()()
 	meta := emit.Meta{
 		Event:      string(p.event),
 		TimeBased:  p.timeBased || !p.eventSeen, // no samples: the usual names
@@ -664,4 +667,23 @@ func looksFolded(line string) bool {
 		}
 	}
 	return i+1 < len(line)
+}
+
+// tightPercent is GOGC while a profile is built and encoded.
+const tightPercent = 50
+
+// tightGC makes the collector keep the heap within half above what is
+// live (instead of double) until the returned function is called: a pprof
+// run's memory peaks while the profile is built and encoded (the
+// encoder's copies of every sample's labels and locations, its buffer),
+// and there a little more collector time is worth less peak memory (on
+// the 120 MB go build trace: peak RSS about 92 MB instead of 102, time
+// unchanged within noise; GOGC 25 gave 84 MB but 0.1 s more).
+func tightGC() (restore func()) {
+	old := debug.SetGCPercent(tightPercent)
+	if old < 0 || old <= tightPercent {
+		debug.SetGCPercent(old) // GOGC=off or already lower: leave it
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }

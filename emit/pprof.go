@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"io"
 	"math"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -388,7 +387,6 @@ func SampleTypes(event string, timeBased bool) []*profile.ValueType {
 // call: it releases the tables that Stack, Comm and Add use (CommName and
 // StackNames still work).
 func (p *Profile) Build(meta Meta) *profile.Profile {
-	defer tightGC()()
 	types := SampleTypes(meta.Event, meta.TimeBased)
 	// pprof takes the first mapping for the main binary: prefer a program
 	// over the kernel and shared libraries.
@@ -496,25 +494,6 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	return pr
 }
 
-// tightPercent is GOGC while a profile is built and encoded.
-const tightPercent = 50
-
-// tightGC makes the collector keep the heap within half above what is
-// live (instead of double) until the returned function is called: a pprof
-// run's memory peaks while the profile is built and encoded (the
-// encoder's copies of every sample's labels and locations, its buffer),
-// and there a little more collector time is worth less peak memory (on
-// the 120 MB go build trace: peak RSS about 92 MB instead of 102, time
-// unchanged within noise; GOGC 25 gave 84 MB but 0.1 s more).
-func tightGC() (restore func()) {
-	old := debug.SetGCPercent(tightPercent)
-	if old < 0 || old <= tightPercent {
-		debug.SetGCPercent(old) // GOGC=off or already lower: leave it
-		return func() {}
-	}
-	return func() { debug.SetGCPercent(old) }
-}
-
 // WritePprof writes pr gzipped. profile.Write ignores the gzip writer's
 // Close error (where it flushes), so compress here and check it.
 //
@@ -522,7 +501,6 @@ func tightGC() (restore func()) {
 // protobuf in a third of the default level's time (34 ms instead of
 // 103 ms) to 1.41 MB instead of 1.21 MB.
 func WritePprof(w io.Writer, pr *profile.Profile) error {
-	defer tightGC()()
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return err
