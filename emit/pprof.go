@@ -37,23 +37,15 @@ type Profile struct {
 	keyBuf   []byte
 	namesBuf []string
 
-	// Per outermost run, the previous stack that began with it: its runs'
-	// keys (concatenated), where each run's key and location indices end.
-	last    map[string]*lastRuns
-	runsBuf []newRun
-	runKeys []byte
+	// locByID caches location's answer for a run of one frame by
+	// parse.Frame.ID (Java tidying aside): most runs are one frame.
+	locByID []locCache
 	plain   bool // tests: the straightforward path only
 }
 
-type lastRuns struct {
-	keys []byte
-	runs []lastRun
-	ids  []uint32
-}
-
-type lastRun struct {
-	keyEnd int // keys[previous keyEnd:keyEnd]
-	idEnd  int // ids[previous idEnd:idEnd]
+type locCache struct {
+	loc *profile.Location
+	set bool
 }
 
 type locKey struct {
@@ -85,7 +77,6 @@ func NewProfile(o NameOptions) *Profile {
 		stackID:  make(map[string]uint32),
 		commID:   make(map[string]uint32),
 		samples:  make(map[sampleKey]sampleVal),
-		last:     make(map[string]*lastRuns),
 	}
 }
 
@@ -103,128 +94,38 @@ func (p *Profile) Comm(comm []byte) uint32 {
 // Stack interns a perf call chain (leaf first) and returns its id.
 //
 // A run of "(inlined)" frames ends at the real frame they were inlined
-// into: together they are one Location. The runs are read outermost
-// first: those that a sample shares with the previous stack that began
-// with the same outermost run (a thread's outer frames seldom change)
-// take their Location from it by a comparison of bytes, without a map
-// lookup.
+// into: together they are one Location. A run of one frame with an ID
+// takes its Location from locByID.
 func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
-	if p.plain || len(frames) == 0 {
-		return p.stackPlain(frames, java)
-	}
-	end := len(frames) - 1
-	k := appendRunKey(p.keyBuf[:0], frames[runStart(frames, end):], java)
-	p.keyBuf = k
-	prev := p.last[string(k)]
-	if prev == nil {
-		prev = &lastRuns{}
-		p.last[string(k)] = prev
-	}
-	return p.stackAfter(prev, frames, java)
-}
-
-// stackAfter is Stack with prev the previous stack to share runs with;
-// prev becomes this stack.
-func (p *Profile) stackAfter(prev *lastRuns, frames []parse.Frame, java bool) uint32 {
 	ids := p.idsBuf[:0]
-	end := len(frames) - 1
-	start := runStart(frames, end)
-	k := appendRunKey(p.keyBuf[:0], frames[start:end+1], java)
-	p.keyBuf = k
-	// The runs shared with prev, outermost first.
-	same, keyOff, idOff := 0, 0, 0
-	for same < len(prev.runs) {
-		pr := prev.runs[same]
-		if string(prev.keys[keyOff:pr.keyEnd]) != string(k) {
-			break
-		}
-		ids = append(ids, prev.ids[idOff:pr.idEnd]...)
-		keyOff, idOff = pr.keyEnd, pr.idEnd
-		same++
-		if start == 0 {
-			end = -1
-			break
-		}
-		end = start - 1
-		start = runStart(frames, end)
-		k = appendRunKey(p.keyBuf[:0], frames[start:end+1], java)
-		p.keyBuf = k
-	}
-	prev.keys = prev.keys[:keyOff]
-	prev.runs = prev.runs[:same]
-	prev.ids = prev.ids[:idOff]
-	if end >= 0 {
-		// The others, frames[:end+1], leaf first as the straightforward
-		// path takes them: new Locations are made in the same order (a
-		// Location keyed by its address takes the Lines of the first run
-		// that names it).
-		runs := p.runsBuf[:0]
-		rk := p.runKeys[:0]
-		first := 0
-		for i := 0; i <= end; i++ {
-			if frames[i].Inlined && i < end {
-				continue
-			}
-			k0 := len(rk)
-			rk = appendRunKey(rk, frames[first:i+1], java)
-			id := -1
-			if loc := p.location(frames[first:i+1], rk[k0:], java); loc != nil {
-				id = int(loc.ID - 1)
-			}
-			runs = append(runs, newRun{k0, len(rk), id})
-			first = i + 1
-		}
-		// Outermost first into ids and prev.
-		for j := len(runs) - 1; j >= 0; j-- {
-			r := runs[j]
-			if r.id >= 0 {
-				ids = append(ids, uint32(r.id))
-				prev.ids = append(prev.ids, uint32(r.id))
-			}
-			prev.keys = append(prev.keys, rk[r.k0:r.k1]...)
-			prev.runs = append(prev.runs, lastRun{keyEnd: len(prev.keys), idEnd: len(prev.ids)})
-		}
-		p.runsBuf, p.runKeys = runs, rk
-	}
-	p.idsBuf = ids
-	return p.stackOf(ids)
-}
-
-type newRun struct {
-	k0, k1 int // its key: runKeys[k0:k1]
-	id     int // location index, -1: none
-}
-
-// runStart returns where the run of frames that ends at end starts: after
-// the nearest real (not inlined) frame before end.
-func runStart(frames []parse.Frame, end int) int {
-	start := end
-	for start > 0 && frames[start-1].Inlined {
-		start--
-	}
-	return start
-}
-
-// stackPlain is Stack the straightforward way (tests compare them): a
-// map lookup per run, leaf first.
-func (p *Profile) stackPlain(frames []parse.Frame, java bool) uint32 {
-	ids := p.idsBuf[:0]
+	byID := !p.plain && !java
 	start := 0
 	for i := range frames {
-		if frames[i].Inlined && i+1 < len(frames) {
+		f := &frames[i]
+		if f.Inlined && i+1 < len(frames) {
 			continue
 		}
-		p.keyBuf = appendRunKey(p.keyBuf[:0], frames[start:i+1], java)
-		loc := p.location(frames[start:i+1], p.keyBuf, java)
+		run := frames[start : i+1]
 		start = i + 1
+		var loc *profile.Location
+		if cached := byID && len(run) == 1 && f.ID != 0; cached && int(f.ID) < len(p.locByID) && p.locByID[f.ID].set {
+			loc = p.locByID[f.ID].loc
+		} else {
+			p.keyBuf = appendRunKey(p.keyBuf[:0], run, java)
+			loc = p.location(run, p.keyBuf, java)
+			if cached {
+				for int(f.ID) >= len(p.locByID) {
+					p.locByID = append(p.locByID, locCache{})
+				}
+				p.locByID[f.ID] = locCache{loc, true}
+			}
+		}
 		if loc != nil {
 			ids = append(ids, uint32(loc.ID-1))
 		}
 	}
-	// Outermost first, as Stack has them.
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
+	// Outermost first.
+	slices.Reverse(ids)
 	p.idsBuf = ids
 	return p.stackOf(ids)
 }
@@ -424,9 +325,9 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	// The lookup tables are done with: let the collector have them while
 	// the profile is built and encoded (the encoder's copies of the
 	// samples are the peak of a pprof run's memory).
-	p.samples, p.frameLoc, p.stackID, p.last = nil, nil, nil, nil
+	p.samples, p.frameLoc, p.stackID, p.locByID = nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
-	p.runsBuf, p.runKeys, p.keyBuf, p.idsBuf, p.namesBuf = nil, nil, nil, nil, nil
+	p.keyBuf, p.idsBuf, p.namesBuf = nil, nil, nil
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {
 		a, b := x.k, y.k

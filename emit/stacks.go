@@ -25,25 +25,15 @@ type Stacks struct {
 	ids    []uint32
 	names0 []string
 
-	// The previous stack of each root, outermost frame first: the frames
-	// a sample shares with it (a thread's outer frames seldom change) take
-	// their ids from it without a map lookup.
-	last  map[uint32]*lastStack
+	// byID caches frameCache's answer by parse.Frame.ID (Java tidying
+	// aside): an index instead of a key built and looked up per frame.
+	byID  []frameLoc
 	plain bool // tests: the straightforward path only
 }
 
-// lastStack is a stack's frame keys (concatenated) and where each frame's
-// key and name ids are.
-type lastStack struct {
-	keys   []byte
-	frames []lastFrame
-	ids    []uint32
-}
-
-type lastFrame struct {
-	keyEnd int // keys[previous keyEnd:keyEnd]
-	idEnd  int // ids[previous idEnd:idEnd]
-}
+// frameLoc is where a frame's name ids are in frameIDs; n1 is their number
+// plus one (0: not cached yet).
+type frameLoc struct{ start, n1 uint32 }
 
 // NewStacks returns an empty interner that names frames with o.
 func NewStacks(o NameOptions) *Stacks {
@@ -52,7 +42,6 @@ func NewStacks(o NameOptions) *Stacks {
 		nameID:     make(map[string]uint32),
 		frameCache: make(map[string][2]int),
 		stackID:    make(map[string]uint32),
-		last:       make(map[uint32]*lastStack),
 	}
 }
 
@@ -84,43 +73,17 @@ func (s *Stacks) InternName(name []byte) uint32 {
 // Intern returns the id of the stack root;frames (frames leaf first, as
 // perf prints them). java selects inferno's Java tidying (comm "java").
 func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
-	var prev *lastStack
-	if !s.plain {
-		prev = s.last[root]
-		if prev == nil {
-			prev = &lastStack{}
-			s.last[root] = prev
-		}
-	}
-	return s.internAfter(prev, root, frames, java)
-}
-
-// internAfter is Intern with prev (nil: none) the previous stack to share
-// frames with; prev becomes this stack.
-func (s *Stacks) internAfter(prev *lastStack, root uint32, frames []parse.Frame, java bool) uint32 {
 	ids := append(s.ids[:0], root)
-	// Frames shared with the root's previous stack, outermost first. From
-	// the first frame that differs on, prev is rewritten as the loop goes
-	// (it is not read again): each frame's key and where its ids end.
-	same, keyOff, idOff := 0, 0, 0
-	shared := prev != nil
+	byID := !s.plain && !java
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := &frames[i]
-		k := s.frameKey(f, java)
-		if shared {
-			if same < len(prev.frames) {
-				pf := prev.frames[same]
-				if string(prev.keys[keyOff:pf.keyEnd]) == string(k) {
-					ids = append(ids, prev.ids[idOff:pf.idEnd]...)
-					keyOff, idOff = pf.keyEnd, pf.idEnd
-					same++
-					continue
-				}
+		if byID && f.ID != 0 && int(f.ID) < len(s.byID) {
+			if l := s.byID[f.ID]; l.n1 != 0 {
+				ids = append(ids, s.frameIDs[l.start:l.start+l.n1-1]...)
+				continue
 			}
-			shared = false
-			prev.keys = prev.keys[:keyOff]
-			prev.frames = prev.frames[:same]
 		}
+		k := s.frameKey(f, java)
 		loc, ok := s.frameCache[string(k)]
 		if !ok {
 			s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
@@ -132,20 +95,14 @@ func (s *Stacks) internAfter(prev *lastStack, root uint32, frames []parse.Frame,
 			s.frameCache[string(k)] = loc
 		}
 		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
-		if prev != nil {
-			prev.keys = append(prev.keys, k...)
-			prev.frames = append(prev.frames, lastFrame{keyEnd: len(prev.keys), idEnd: len(ids) - 1})
+		if byID && f.ID != 0 {
+			for int(f.ID) >= len(s.byID) {
+				s.byID = append(s.byID, frameLoc{})
+			}
+			s.byID[f.ID] = frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
 		}
 	}
 	s.ids = ids
-	if prev != nil {
-		if shared {
-			// The whole stack is a prefix of (or is) the previous one.
-			prev.keys = prev.keys[:keyOff]
-			prev.frames = prev.frames[:same]
-		}
-		prev.ids = append(prev.ids[:idOff], ids[1+idOff:]...)
-	}
 	return s.stackOf(ids)
 }
 

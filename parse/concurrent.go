@@ -19,6 +19,7 @@ const (
 	batchBytes      = 256 << 10
 	batchRecords    = 512
 	batchesInFlight = 4
+	batchFrames     = 16 << 10 // initial capacity: growing from nil costs more than the parse
 )
 
 type batchError struct {
@@ -31,7 +32,9 @@ type batch struct {
 	lines  []int // Lines() after each record
 	errs   []batchError
 	arena  []byte
-	frames []Frame
+	frames []Frame    // frames not in the table
+	refs   []uint32   // the samples' frames: table IDs, or localRef|index into frames
+	spans  [][2]int32 // per record: its refs
 
 	// Set on the last batch.
 	last    bool
@@ -45,7 +48,12 @@ func (b *batch) reset() {
 	b.errs = b.errs[:0]
 	b.arena = b.arena[:0]
 	b.frames = b.frames[:0]
+	b.refs = b.refs[:0]
+	b.spans = b.spans[:0]
 }
+
+// localRef marks a ref to a batch's own frames.
+const localRef = 1 << 31
 
 type concState struct {
 	full    chan *batch
@@ -56,6 +64,8 @@ type concState struct {
 	next    int // index of the next record of cur
 	nextErr int // index of the next error of cur
 	ended   bool
+	tab     *frameTable // the producer's (read only here)
+	buf     []Frame
 }
 
 // concurrentDefault says whether NewReader parses on its own goroutine:
@@ -83,6 +93,9 @@ func (r *Reader) scanConc() bool {
 			if c.next < len(b.recs) {
 				r.lineNo = b.lines[c.next]
 				r.rec = b.recs[c.next]
+				if r.rec.Kind == KindSample {
+					r.rec.Frames = c.frames(b, b.spans[c.next])
+				}
 				c.next++
 				return true
 			}
@@ -99,6 +112,22 @@ func (r *Reader) scanConc() bool {
 		c.cur = <-c.full
 		c.next, c.nextErr = 0, 0
 	}
+}
+
+// frames makes the Frames of refs span of b, in memory reused from one
+// sample to the next.
+func (c *concState) frames(b *batch, span [2]int32) []Frame {
+	fs := c.buf[:0]
+	for _, ref := range b.refs[span[0]:span[1]] {
+		fs = append(fs, Frame{})
+		if ref&localRef != 0 {
+			fs[len(fs)-1] = b.frames[ref&^localRef]
+		} else {
+			c.tab.frame(&fs[len(fs)-1], ref)
+		}
+	}
+	c.buf = fs
+	return fs[:len(fs):len(fs)]
 }
 
 func (r *Reader) replayError(e *SyntaxError) {
@@ -121,10 +150,16 @@ func (r *Reader) start() {
 	c.free = make(chan *batch, batchesInFlight+2)
 	c.done = make(chan struct{})
 	for i := 0; i < batchesInFlight+2; i++ {
-		c.free <- &batch{arena: make([]byte, 0, batchBytes+batchBytes/4)}
+		c.free <- &batch{
+			arena: make([]byte, 0, batchBytes+batchBytes/4),
+			refs:  make([]uint32, 0, batchFrames),
+			recs:  make([]Record, 0, batchRecords),
+			lines: make([]int, 0, batchRecords),
+		}
 	}
-	src := &Reader{br: r.br, fileName: r.fileName, keep: true}
-	r.br = nil
+	src := &Reader{br: r.br, fileName: r.fileName, keep: true, tab: r.tab}
+	c.tab = r.tab
+	r.br, r.tab = nil, nil
 	go produce(src, c.full, c.free, c.done)
 	runtime.AddCleanup(r, func(done chan struct{}) { close(done) }, c.done)
 }
@@ -143,14 +178,14 @@ func produce(src *Reader, full, free chan *batch, done chan struct{}) {
 	if !get() {
 		return
 	}
-	src.arena, src.frames = b.arena, b.frames
+	src.arena, src.frames, src.refs = b.arena, b.frames, b.refs
 	src.OnError = func(e *SyntaxError) {
 		b.errs = append(b.errs, batchError{len(b.recs), e})
 	}
 	for src.Scan() {
 		b.add(src)
 		if len(b.recs) >= batchRecords || len(src.arena) >= batchBytes {
-			b.arena, b.frames = src.arena, src.frames
+			b.arena, b.frames, b.refs = src.arena, src.frames, src.refs
 			select {
 			case full <- b:
 			case <-done:
@@ -159,10 +194,10 @@ func produce(src *Reader, full, free chan *batch, done chan struct{}) {
 			if !get() {
 				return
 			}
-			src.arena, src.frames = b.arena, b.frames
+			src.arena, src.frames, src.refs = b.arena, b.frames, b.refs
 		}
 	}
-	b.arena, b.frames = src.arena, src.frames
+	b.arena, b.frames, b.refs = src.arena, src.frames, src.refs
 	b.last, b.err, b.endLine = true, src.err, src.lineNo
 	select {
 	case full <- b:
@@ -175,4 +210,5 @@ func produce(src *Reader, full, free chan *batch, done chan struct{}) {
 func (b *batch) add(src *Reader) {
 	b.recs = append(b.recs, src.rec)
 	b.lines = append(b.lines, src.lineNo)
+	b.spans = append(b.spans, [2]int32{int32(src.refStart), int32(len(src.refs))})
 }

@@ -53,9 +53,11 @@ type Reader struct {
 	frames []Frame
 
 	// keep: the producer of a concurrent Reader; records accumulate in
-	// arena and frames (a batch's) instead of reusing them.
-	keep       bool
-	frameStart int
+	// arena and frames (a batch's) instead of reusing them, and a sample's
+	// frames are refs[refStart:]: table IDs, or localRef|i for frames[i].
+	keep     bool
+	refs     []uint32
+	refStart int
 
 	inSample  bool
 	sampleBad bool
@@ -67,6 +69,8 @@ type Reader struct {
 	OnError func(*SyntaxError)
 
 	conc *concState // non-nil: parsing happens on a goroutine (concurrent.go)
+
+	tab *frameTable // distinct stack lines, parsed (frametab.go)
 }
 
 // NewReader returns a Reader reading from r. fileName is used in errors.
@@ -89,6 +93,7 @@ func newReader(r io.Reader, fileName string, concurrent bool) *Reader {
 	rd := &Reader{
 		br:       bufio.NewReaderSize(r, 1<<20),
 		fileName: fileName,
+		tab:      newFrameTable(),
 	}
 	if concurrent {
 		rd.conc = &concState{}
@@ -328,16 +333,16 @@ func (r *Reader) header(line []byte) bool {
 		rec.Period, rec.HasPeriod = h.period, true
 	}
 	if r.keep {
-		r.frameStart = len(r.frames)
+		r.refStart = len(r.refs)
 	} else {
-		r.frames = r.frames[:0]
+		r.frames, r.refs = r.frames[:0], r.refs[:0]
 	}
 	r.inSample = true
 	r.sampleBad = false
 	if len(h.rest) > 0 {
 		// Recorded without -g: the only frame is on the header line.
 		if f, ok := parseFrame(h.rest); ok {
-			r.frames = append(r.frames, f)
+			r.addFrame(f)
 		} else {
 			rec.Payload = h.rest
 		}
@@ -346,21 +351,60 @@ func (r *Reader) header(line []byte) bool {
 }
 
 func (r *Reader) stackLine(line []byte) {
+	t := r.tab
+	id, ok := t.ids[string(line)]
+	if !ok && t.takes(line) {
+		kept := t.keep(line)
+		var f Frame
+		if f, ok = parseFrame(kept); ok {
+			id = t.add(kept, &f)
+		} else if isContinuation(kept) {
+			t.addCont(kept)
+			return
+		} else {
+			// A bad line stays in the table's memory unused: it is rare.
+			r.syntaxError(line, badStackLine)
+			r.sampleBad = true
+			return
+		}
+	}
+	if ok {
+		if id != contID {
+			r.refs = append(r.refs, id)
+			if !r.keep {
+				r.frames = append(r.frames, Frame{})
+				t.frame(&r.frames[len(r.frames)-1], id)
+			}
+		}
+		return
+	}
+	// Not in the table (full, or a huge line): parsed from a copy.
 	start := len(r.arena)
 	r.arena = append(r.arena, line...)
 	f, ok := parseFrame(r.arena[start:])
 	if !ok {
-		if isContinuation(line) {
-			r.arena = r.arena[:start]
-			return
+		r.arena = r.arena[:start]
+		if !isContinuation(line) {
+			r.syntaxError(line, badStackLine)
+			r.sampleBad = true
 		}
-		r.syntaxError(line, "bad stack line (expected \"ADDR SYMBOL+OFF (DSO)\"); its sample is dropped")
-		r.sampleBad = true
 		return
 	}
+	r.addFrame(f)
+}
+
+// addFrame appends a frame that is not in the table.
+func (r *Reader) addFrame(f Frame) {
+	r.refs = append(r.refs, localRef|uint32(len(r.frames)))
 	r.frames = append(r.frames, f)
 }
 
+const badStackLine = "bad stack line (expected \"ADDR SYMBOL+OFF (DSO)\"); its sample is dropped"
+
 func (r *Reader) finishSample() {
-	r.rec.Frames = r.frames[r.frameStart:len(r.frames):len(r.frames)]
+	if r.keep {
+		// The consumer makes the Frames from refs[refStart:].
+		return
+	}
+	r.rec.Frames = r.frames[:len(r.frames):len(r.frames)]
 }

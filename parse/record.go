@@ -41,7 +41,8 @@ func (k Kind) String() string {
 }
 
 // Frame is one line of a call chain. The byte slices point into the
-// Reader's memory and are valid until the next call to Scan.
+// Reader's memory and are valid until the next call to Scan (frames with
+// an ID: for the Reader's life). Nobody may write to them.
 type Frame struct {
 	Addr []byte // hex address as printed, without leading spaces
 	Sym  []byte // symbol without the +0x offset; "[unknown]" as perf prints it; may be empty
@@ -49,6 +50,11 @@ type Frame struct {
 	DSO  []byte // text inside the last (...) group; empty if none printed
 	// Inlined is set when perf printed "(inlined)" in place of the DSO.
 	Inlined bool
+	// ID is the same for frames printed with the same text (and for no
+	// others), numbered from 1, so that callers can cache what they make
+	// of a frame by ID. It is 0 when the Reader has stopped numbering new
+	// frames (see frameTable) and for frames on a sample's header line.
+	ID uint32
 }
 
 // Record is one decoded record. All byte slices point into the Reader's

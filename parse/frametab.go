@@ -1,0 +1,113 @@
+package parse
+
+import "unsafe"
+
+// A trace repeats few distinct stack lines many times (a 120 MB go build
+// trace: 1.05 M stack lines, 36 k distinct). frameTable keeps each
+// distinct line once, parsed, under an ID: a line seen before costs one
+// map lookup instead of a parse and a copy, and callers can cache by ID
+// what they derive from a frame (Frame.ID). A concurrent Reader passes
+// IDs (4 bytes) from its producer to its consumer instead of Frames.
+//
+// The table stops growing at maxTableLines lines or maxTableBytes bytes of
+// text, so that memory does not grow with the trace even when every line
+// differs; lines first seen after that are parsed each time, with ID 0.
+//
+// Only the producer writes; an entry is never changed once written, and
+// the consumer reads only entries whose IDs came to it through a channel.
+type frameTable struct {
+	ids    map[string]uint32 // line text -> ID (contID: not a frame)
+	blocks [maxTableLines / tableBlock]*[tableBlock]tabEntry
+	n      int    // entries
+	chunk  []byte // where new lines are copied; never moved
+	bytes  int
+
+	maxLines, maxBytes int // maxTableLines, maxTableBytes (tests: less)
+}
+
+// tabEntry is a Frame in 48 bytes instead of 112: its line and where the
+// fields are in it (lines longer than maxTabled are not kept).
+type tabEntry struct {
+	text                []byte
+	addr, sym, off, dso [2]uint16
+	inlined             bool
+}
+
+const (
+	maxTableLines = 1 << 18
+	maxTableBytes = 32 << 20
+	tableChunk    = 1 << 20
+	tableBlock    = 1 << 10
+	maxTabled     = 1<<16 - 1
+
+	// contID marks a continuation line (srcline and the like): no frame.
+	contID = ^uint32(0)
+)
+
+func newFrameTable() *frameTable {
+	return &frameTable{ids: make(map[string]uint32), maxLines: maxTableLines, maxBytes: maxTableBytes}
+}
+
+// takes says whether the table takes line as a new entry.
+func (t *frameTable) takes(line []byte) bool {
+	return t.n < t.maxLines && t.bytes < t.maxBytes && len(line) <= maxTabled
+}
+
+// keep copies line into the table's memory, where it stays unchanged for
+// the table's life (frames and map keys point into it).
+func (t *frameTable) keep(line []byte) []byte {
+	if cap(t.chunk)-len(t.chunk) < len(line) {
+		t.chunk = make([]byte, 0, max(tableChunk, len(line)))
+	}
+	n := len(t.chunk)
+	t.chunk = append(t.chunk, line...)
+	t.bytes += len(line)
+	return t.chunk[n:len(t.chunk):len(t.chunk)]
+}
+
+// add records f, parsed from kept (kept by keep), under a new ID, which
+// it returns.
+func (t *frameTable) add(kept []byte, f *Frame) uint32 {
+	if t.n%tableBlock == 0 {
+		t.blocks[t.n/tableBlock] = new([tableBlock]tabEntry)
+	}
+	e := &t.blocks[t.n/tableBlock][t.n%tableBlock]
+	t.n++
+	*e = tabEntry{
+		text: kept, inlined: f.Inlined,
+		addr: span(kept, f.Addr), sym: span(kept, f.Sym), off: span(kept, f.Off), dso: span(kept, f.DSO),
+	}
+	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = uint32(t.n)
+	return uint32(t.n)
+}
+
+// span returns where sub, a slice of line (or empty), is in it.
+func span(line, sub []byte) [2]uint16 {
+	if len(sub) == 0 {
+		return [2]uint16{}
+	}
+	start := len(line) - cap(sub) // sub shares line's end of capacity
+	return [2]uint16{uint16(start), uint16(start + len(sub))}
+}
+
+// addCont records a kept continuation line.
+func (t *frameTable) addCont(kept []byte) {
+	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = contID
+}
+
+// frame sets *f to the frame with id (1 ≤ id ≤ t.n).
+func (t *frameTable) frame(f *Frame, id uint32) {
+	e := &t.blocks[(id-1)/tableBlock][(id-1)%tableBlock]
+	*f = Frame{
+		Addr: field(e.text, e.addr), Sym: field(e.text, e.sym),
+		Off: field(e.text, e.off), DSO: field(e.text, e.dso),
+		Inlined: e.inlined, ID: id,
+	}
+}
+
+func field(text []byte, s [2]uint16) []byte {
+	if s[1] == 0 {
+		return nil
+	}
+	return text[s[0]:s[1]:s[1]]
+}

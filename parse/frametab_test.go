@@ -1,0 +1,103 @@
+package parse
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// scanTrace reads data with a reader whose frame table takes at most
+// maxLines lines, and returns the records (as rec) and every frame's ID
+// with its text ("addr sym+off (dso)" as parsed).
+func scanTrace(t *testing.T, data []byte, concurrent bool, maxLines int) ([]rec, []uint32, []string) {
+	t.Helper()
+	r := newReader(bytes.NewReader(data), "x", concurrent)
+	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
+	var recs []rec
+	var ids []uint32
+	var texts []string
+	for r.Scan() {
+		recs = append(recs, toRec(r.Record()))
+		for _, f := range r.Record().Frames {
+			ids = append(ids, f.ID)
+			texts = append(texts, string(f.Addr)+"|"+string(f.Sym)+"|"+string(f.Off)+"|"+string(f.DSO)+"|"+map[bool]string{true: "i"}[f.Inlined])
+		}
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	return recs, ids, texts
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+// TestFrameIDs: frames with the same parsed fields have the same ID and
+// different ones different IDs; a full table numbers no new frames (ID 0)
+// and changes no record; the concurrent reader gives the same IDs.
+func TestFrameIDs(t *testing.T) {
+	for _, name := range []string{"traces/build.txt.gz", "traces/syswide.txt", "corpus/inferno/java-inline.txt", "corpus/inferno/cpp-stacks-std-function.txt"} {
+		data := readTestdata(t, name)
+		recs, ids, texts := scanTrace(t, data, false, maxTableLines)
+		if len(ids) == 0 {
+			t.Fatalf("%s: no frames", name)
+		}
+		byID := map[uint32]string{}
+		idOf := map[string]uint32{}
+		for i, id := range ids {
+			if id == 0 {
+				t.Fatalf("%s: frame %d has no ID with room in the table", name, i)
+			}
+			if prev, ok := byID[id]; ok && prev != texts[i] {
+				t.Fatalf("%s: ID %d names %q and %q", name, id, prev, texts[i])
+			}
+			byID[id] = texts[i]
+			idOf[texts[i]] = id
+		}
+		// Different IDs for the same fields happen only when the lines
+		// differ in their spacing; count them to make sure they are rare.
+		if extra := len(byID) - len(idOf); extra*10 > len(byID) {
+			t.Errorf("%s: %d IDs for %d distinct frames", name, len(byID), len(idOf))
+		}
+
+		const small = 7
+		recsSmall, idsSmall, _ := scanTrace(t, data, false, small)
+		if !reflect.DeepEqual(recs, recsSmall) {
+			t.Fatalf("%s: records differ with a full table", name)
+		}
+		for i, id := range idsSmall {
+			if id > small || (id != 0 && id != ids[i]) {
+				t.Fatalf("%s: frame %d: ID %d with a table of %d, %d without limit", name, i, id, small, ids[i])
+			}
+		}
+
+		recsConc, idsConc, _ := scanTrace(t, data, true, maxTableLines)
+		if !reflect.DeepEqual(recs, recsConc) || !reflect.DeepEqual(ids, idsConc) {
+			t.Fatalf("%s: the concurrent reader differs", name)
+		}
+		recsConc, idsConc, _ = scanTrace(t, data, true, small)
+		if !reflect.DeepEqual(recs, recsConc) || !reflect.DeepEqual(idsSmall, idsConc) {
+			t.Fatalf("%s: the concurrent reader differs with a full table", name)
+		}
+	}
+}
