@@ -71,10 +71,11 @@ type CLI struct {
 }
 
 func main() {
+	var stdin io.Reader = os.Stdin
 	if os.Getenv("WALLFOLD_NOPIPEGROW") == "" {
-		growPipe(os.Stdin)
+		stdin = stdinPipe(os.Stdin)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], stdin, os.Stdout, os.Stderr))
 }
 
 // exitError carries an exit status up to run.
@@ -257,7 +258,9 @@ func openInput(path string, stdin io.Reader) (r io.Reader, name string, file *os
 		}
 		r, name, file, closer = f, path, f, func() { f.Close() }
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	// Small: the parser reads through it in larger pieces (which then
+	// go straight to the parser's buffer, uncopied).
+	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {

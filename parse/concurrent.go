@@ -104,6 +104,9 @@ func (r *Reader) scanConc() bool {
 				r.err = b.err
 				c.ended = true
 				r.rec = Record{}
+				// The batches and the table are done with: let the
+				// collector have them (a pprof run builds its profile next).
+				c.full, c.free, c.cur, c.tab, c.buf = nil, nil, nil, nil, nil
 				return false
 			}
 			c.cur = nil

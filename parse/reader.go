@@ -91,7 +91,7 @@ func NewSequentialReader(r io.Reader, fileName string) *Reader {
 
 func newReader(r io.Reader, fileName string, concurrent bool) *Reader {
 	rd := &Reader{
-		br:       bufio.NewReaderSize(r, 1<<20),
+		br:       bufio.NewReaderSize(r, 128<<10),
 		fileName: fileName,
 		tab:      newFrameTable(),
 	}
@@ -213,6 +213,7 @@ func (r *Reader) Scan() bool {
 					return true
 				}
 			}
+			r.release()
 			return false
 		}
 		if isBlank(line) {
@@ -273,6 +274,25 @@ func (r *Reader) Scan() bool {
 	}
 }
 
+// own returns a copy of b in the arena.
+func (r *Reader) own(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	n := len(r.arena)
+	r.arena = append(r.arena, b...)
+	return r.arena[n:len(r.arena):len(r.arena)]
+}
+
+// release lets the collector have what a Reader needs only while it
+// reads (its buffer, frame table and arenas), once the input has ended.
+func (r *Reader) release() {
+	if r.keep {
+		return // a producer: its memory is a batch's, still to be read
+	}
+	r.br, r.tab, r.arena, r.frames, r.refs, r.long, r.split, r.held = nil, nil, nil, nil, nil, nil, nil, nil
+}
+
 // isBareFrame reports a stack line printed without leading whitespace
 // (perf 3.2: "ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])"):
 // a hex address, a "(DSO)" at the end, and not a header ("false 39654 ..."
@@ -302,17 +322,15 @@ func isBlank(line []byte) bool {
 // side-band record is ready; a sample header starts a sample instead.
 func (r *Reader) header(line []byte) bool {
 	lineNo := r.lineNo
-	// Copy first: a sample's header must outlive the lines that follow.
-	start := 0
-	if r.keep {
-		start = len(r.arena)
-	}
-	r.arena = append(r.arena[:start], line...)
-	buf := r.arena[start:]
-	h, ok := parseHeader(buf)
+	// Parsed where it lies (in the read buffer, hot); what a record keeps
+	// of it is copied to the arena (own) where it must outlive the line.
+	h, ok := parseHeader(line)
 	if !ok {
 		r.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
 		return false
+	}
+	if !r.keep {
+		r.arena = r.arena[:0]
 	}
 	rec := &r.rec
 	*rec = Record{
@@ -324,8 +342,15 @@ func (r *Reader) header(line []byte) bool {
 			r.syntaxError(line, "unrecognised PERF_RECORD_ line")
 			return false
 		}
+		if r.keep {
+			// Else the line outlives the record: Scan returns now.
+			rec.Comm, rec.NewComm = r.own(rec.Comm), r.own(rec.NewComm)
+		}
 		return true
 	}
+	// A sample's header must outlive the stack lines that follow.
+	rec.Comm = r.own(h.comm)
+	h.event, h.rest = r.own(h.event), r.own(h.rest)
 	rec.Kind = KindSample
 	rec.Event = h.event
 	rec.Period = 1
