@@ -27,9 +27,7 @@ type Profile struct {
 	locList  []*profile.Location
 
 	frameLoc map[string]*profile.Location // raw frame run -> location
-	stacks   [][]uint32                   // per stack id: location indices, outermost first
-	arena    idArena                      // where stacks are
-	stackID  map[string]uint32
+	stacks   seqSet                       // location indices, outermost first
 	comms    []string
 	commID   map[string]uint32
 	samples  map[sampleKey]sampleVal
@@ -74,7 +72,7 @@ func NewProfile(o NameOptions) *Profile {
 		funcs:    make(map[string]*profile.Function),
 		locs:     make(map[locKey]*profile.Location),
 		frameLoc: make(map[string]*profile.Location),
-		stackID:  make(map[string]uint32),
+		stacks:   newSeqSet(),
 		commID:   make(map[string]uint32),
 		samples:  make(map[sampleKey]sampleVal),
 	}
@@ -131,19 +129,7 @@ func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
 }
 
 // stackOf interns a sequence of location indices, outermost first.
-func (p *Profile) stackOf(ids []uint32) uint32 {
-	if id, ok := p.stackID[idKey(ids)]; ok {
-		return id
-	}
-	id := uint32(len(p.stacks))
-	kept := p.arena.add(ids)
-	p.stacks = append(p.stacks, kept)
-	p.stackID[idKey(kept)] = id
-	return id
-}
-
-// stack returns the location indices of stack id, outermost first.
-func (p *Profile) stack(id uint32) []uint32 { return p.stacks[id] }
+func (p *Profile) stackOf(ids []uint32) uint32 { return p.stacks.id(ids) }
 
 // appendRunKey appends what a run of frames' Location depends on.
 func appendRunKey(k []byte, run []parse.Frame, java bool) []byte {
@@ -325,7 +311,7 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	// The lookup tables are done with: let the collector have them while
 	// the profile is built and encoded (the encoder's copies of the
 	// samples are the peak of a pprof run's memory).
-	p.samples, p.frameLoc, p.stackID, p.locByID = nil, nil, nil, nil
+	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
 	p.keyBuf, p.idsBuf, p.namesBuf = nil, nil, nil
 	// A stable order makes the output reproducible.
@@ -353,8 +339,8 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	n := len(es)
 	samples := make([]profile.Sample, n)
 	vals := make([]int64, 3*n)
-	locSlab := make([]*profile.Location, p.arena.total)
-	stackLocs := make([][]*profile.Location, len(p.stacks))
+	locSlab := make([]*profile.Location, p.stacks.arena.total)
+	stackLocs := make([][]*profile.Location, p.stacks.len())
 	commLabels := make([]map[string][]string, len(p.comms))
 	numLabels := make(map[[3]int32]map[string][]int64)
 	pr.Sample = make([]*profile.Sample, n)
@@ -363,7 +349,7 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 		s := &samples[i]
 		locs := stackLocs[k.stack]
 		if locs == nil {
-			ids := p.stack(k.stack)
+			ids := p.stacks.seq(k.stack)
 			locs = locSlab[:len(ids):len(ids)]
 			locSlab = locSlab[len(ids):]
 			for j, id := range ids {
@@ -419,7 +405,7 @@ func (p *Profile) CommName(id uint32) string { return p.comms[id] }
 // StackNames returns the function names of stack id, root first.
 func (p *Profile) StackNames(id uint32) []string {
 	var names []string
-	for _, lid := range p.stack(id) {
+	for _, lid := range p.stacks.seq(id) {
 		ls := p.locList[lid].Line
 		for j := len(ls) - 1; j >= 0; j-- {
 			names = append(names, ls[j].Function.Name)

@@ -1,8 +1,6 @@
 package emit
 
 import (
-	"unsafe"
-
 	"github.com/wallfold/wallfold/parse"
 )
 
@@ -17,9 +15,7 @@ type Stacks struct {
 	frameIDs   []uint32          // flat: the name ids of cached frames
 	frameCache map[string][2]int // raw frame key -> (start, n) in frameIDs
 
-	stackFrames [][]uint32 // per stack id: name ids, root first
-	arena       idArena    // where stackFrames are
-	stackID     map[string]uint32
+	stacks seqSet // name ids, root first
 
 	key    []byte
 	ids    []uint32
@@ -41,7 +37,7 @@ func NewStacks(o NameOptions) *Stacks {
 		opts:       o,
 		nameID:     make(map[string]uint32),
 		frameCache: make(map[string][2]int),
-		stackID:    make(map[string]uint32),
+		stacks:     newSeqSet(),
 	}
 }
 
@@ -50,7 +46,7 @@ func (s *Stacks) Name(id uint32) string { return s.names[id] }
 
 // Frames returns the name ids of stack id, root first (the root is the
 // comm name given to Intern).
-func (s *Stacks) Frames(id uint32) []uint32 { return s.stackFrames[id] }
+func (s *Stacks) Frames(id uint32) []uint32 { return s.stacks.seq(id) }
 
 func (s *Stacks) intern(name string) uint32 {
 	if id, ok := s.nameID[name]; ok {
@@ -124,48 +120,10 @@ func (s *Stacks) frameKey(f *parse.Frame, java bool) []byte {
 
 // Prepend returns the id of stack id with the name root put before it.
 func (s *Stacks) Prepend(root, id uint32) uint32 {
-	ids := append(append(s.ids[:0], root), s.stackFrames[id]...)
+	ids := append(append(s.ids[:0], root), s.stacks.seq(id)...)
 	s.ids = ids
 	return s.stackOf(ids)
 }
 
 // stackOf interns a sequence of name ids.
-func (s *Stacks) stackOf(ids []uint32) uint32 {
-	if id, ok := s.stackID[idKey(ids)]; ok {
-		return id
-	}
-	id := uint32(len(s.stackFrames))
-	kept := s.arena.add(ids)
-	s.stackFrames = append(s.stackFrames, kept)
-	s.stackID[idKey(kept)] = id
-	return id
-}
-
-// idArena keeps sequences of ids in large chunks: no allocation per
-// sequence, and the map key of one (idKey) can point into them, as
-// chunks are never written again where they are used.
-type idArena struct {
-	cur   []uint32
-	total int // ids kept
-}
-
-const arenaChunk = 1 << 16
-
-func (a *idArena) add(ids []uint32) []uint32 {
-	if cap(a.cur)-len(a.cur) < len(ids) {
-		a.cur = make([]uint32, 0, max(arenaChunk, len(ids)))
-	}
-	n := len(a.cur)
-	a.cur = append(a.cur, ids...)
-	a.total += len(ids)
-	return a.cur[n:len(a.cur):len(a.cur)]
-}
-
-// idKey is ids' bytes as a string, without a copy: the caller keeps ids
-// unchanged as long as the string is used (as a map key: for good).
-func idKey(ids []uint32) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	return unsafe.String((*byte)(unsafe.Pointer(&ids[0])), len(ids)*4)
-}
+func (s *Stacks) stackOf(ids []uint32) uint32 { return s.stacks.id(ids) }

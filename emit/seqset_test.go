@@ -1,0 +1,56 @@
+package emit
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSeqSet: equal sequences get one id, different ones different ids,
+// also when their hashes collide (forced here: every sequence hashed to
+// one of 3 values), and seq gives back what was interned.
+func TestSeqSet(t *testing.T) {
+	for _, collide := range []bool{false, true} {
+		s := newSeqSet()
+		rng := rand.New(rand.NewPCG(1, 2))
+		var seqs [][]uint32
+		for i := 0; i < 2000; i++ {
+			n := rng.IntN(6)
+			q := make([]uint32, n)
+			for j := range q {
+				q[j] = uint32(rng.IntN(4))
+			}
+			seqs = append(seqs, q)
+		}
+		idOf := func(q []uint32) uint32 {
+			if collide {
+				return s.idHash(q, uint64(len(q)%3))
+			}
+			return s.id(q)
+		}
+		want := map[string]uint32{}
+		for _, q := range seqs {
+			id := idOf(slices.Clone(q))
+			k := string(idBytes(q))
+			if w, ok := want[k]; ok && w != id {
+				t.Fatalf("collide=%v: %v got id %d, earlier %d", collide, q, id, w)
+			}
+			if !ok(want, k) {
+				for k2, w := range want {
+					if w == id && k2 != k {
+						t.Fatalf("collide=%v: id %d for two sequences", collide, id)
+					}
+				}
+			}
+			want[k] = id
+			if !slices.Equal(s.seq(id), q) {
+				t.Fatalf("collide=%v: seq(%d) = %v, want %v", collide, id, s.seq(id), q)
+			}
+		}
+		if s.len() != len(want) {
+			t.Fatalf("collide=%v: %d ids for %d distinct sequences", collide, s.len(), len(want))
+		}
+	}
+}
+
+func ok(m map[string]uint32, k string) bool { _, found := m[k]; return found }
