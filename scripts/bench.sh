@@ -4,14 +4,15 @@
 #   scripts/bench.sh [TRACE.txt [PERF.data]]
 #
 # TRACE defaults to /work/big/gobuild.txt if present, else the shipped
-# traces concatenated to ~200 MB in /tmp. Reports MB/s (best of 3) and
-# peak RSS (/usr/bin/time -v) for folded and pprof output, and for a
-# ~1 GB input (TRACE repeated) the peak RSS. With PERF.data, times
-# `perf script ... > /dev/null` against `perf script ... | wallfold > /dev/null`.
+# traces concatenated to ~200 MB in /tmp. Reports wall time (best and
+# median of RUNS runs, default 5), MB/s and peak RSS (/usr/bin/time -v)
+# for folded and pprof output, and the same for a ~1 GB input (TRACE
+# repeated). With PERF.data, times `perf script ... > /dev/null`,
+# `... | cat` and `... | wallfold` in interleaved rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 tmp=${TMPDIR:-/tmp}/wallfold-bench
 mkdir -p "$tmp"
 bin=$tmp/wallfold
@@ -39,19 +40,26 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo "input: $in ($((size / 1000000)) MB)"
 cat "$in" >/dev/null # page cache
 
-# measure LABEL CMD...: best wall time of $RUNS, its MB/s, and peak RSS.
+# stats FILE: "best X median Y" of the numbers in FILE.
+stats() {
+	sort -n "$1" | awk '{a[NR]=$1} END {printf "best %.3f median %.3f", a[1], a[int((NR+1)/2)]}'
+}
+
+# measure LABEL CMD...: wall time of $RUNS runs (best, median), MB/s of
+# the best, and peak RSS.
 measure() {
-	local label=$1 best='' rss=0 t r
+	local label=$1 rss=0 r
 	shift
+	: >"$tmp/walls.txt"
 	for _ in $(seq "$RUNS"); do
 		/usr/bin/time -v -o "$tmp/time.txt" "$@" >/dev/null 2>"$tmp/stderr.txt"
-		t=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tmp/time.txt")
+		awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tmp/time.txt" >>"$tmp/walls.txt"
 		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
-		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; fi
 		[ "$r" -gt "$rss" ] && rss=$r
 	done
-	awk -v l="$label" -v t="$best" -v s="$size" -v r="$rss" \
-		'BEGIN{printf "%-28s %7.3f s  %8.1f MB/s  peak RSS %6.1f MB\n", l, t, s/1e6/t, r/1024}'
+	best=$(sort -n "$tmp/walls.txt" | head -1)
+	printf '%-28s %s s  %7.1f MB/s (best)  peak RSS %6.1f MB\n' "$label" "$(stats "$tmp/walls.txt")" \
+		"$(awk -v s="$size" -v t="$best" 'BEGIN{print s/1e6/t}')" "$(awk -v r="$rss" 'BEGIN{print r/1024}')"
 }
 
 measure "folded" "$bin" -q "$in"
@@ -78,10 +86,32 @@ RUNS=1 measure "pprof 1 GB" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$big"
 rm -f "$big"
 
 if [ -n "$data" ]; then
-	echo "perf script on $data:"
+	# perf script alone, into cat, into wallfold: $RUNS interleaved rounds.
+	# For each: the whole pipeline's wall time, and perf script's own CPU
+	# time (what the pipe and its reader cost the writer).
+	echo "perf script on $data ($RUNS interleaved rounds):"
 	ps="perf script --show-switch-events --show-task-events -i $data"
+	for l in devnull cat wallfold; do : >"$tmp/pipe.$l.wall"; : >"$tmp/pipe.$l.cpu"; done
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f "perf script > /dev/null              %e s" bash -c "$ps > /dev/null 2>&1"
-		/usr/bin/time -f "perf script | wallfold > /dev/null   %e s" bash -c "$ps 2>/dev/null | $bin -q > /dev/null"
+		for l in devnull cat wallfold; do
+			case $l in
+			devnull) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null >/dev/null" ;;
+			cat) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null | cat >/dev/null" ;;
+			wallfold) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null | $bin -q >/dev/null" ;;
+			esac
+			s0=$(date +%s.%N)
+			bash -c "$cmd"
+			s1=$(date +%s.%N)
+			awk -v a="$s0" -v b="$s1" 'BEGIN{print b-a}' >>"$tmp/pipe.$l.wall"
+			awk '{print $1+$2}' "$tmp/pipe.t" >>"$tmp/pipe.$l.cpu"
+		done
+	done
+	for l in devnull cat wallfold; do
+		case $l in
+		devnull) name="perf script > /dev/null" ;;
+		cat) name="perf script | cat > /dev/null" ;;
+		wallfold) name="perf script | wallfold > /dev/null" ;;
+		esac
+		printf '%-36s wall %s s; perf script CPU %s s\n' "$name" "$(stats "$tmp/pipe.$l.wall")" "$(stats "$tmp/pipe.$l.cpu")"
 	done
 fi
