@@ -14,7 +14,7 @@ import (
 // scanTrace reads data with a reader whose frame table takes at most
 // maxLines lines, and returns the records (as rec) and every frame's ID
 // with its text ("addr sym+off (dso)" as parsed).
-func scanTrace(t *testing.T, data []byte, concurrent bool, maxLines int) ([]rec, []uint32, []string) {
+func scanTrace(t testing.TB, data []byte, concurrent bool, maxLines int) ([]rec, []uint32, []string) {
 	t.Helper()
 	r := newReader(bytes.NewReader(data), "x", concurrent)
 	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
@@ -34,7 +34,7 @@ func scanTrace(t *testing.T, data []byte, concurrent bool, maxLines int) ([]rec,
 	return recs, ids, texts
 }
 
-func readTestdata(t *testing.T, name string) []byte {
+func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", name))
 	if err != nil {
@@ -100,4 +100,33 @@ func TestFrameIDs(t *testing.T) {
 			t.Fatalf("%s: the concurrent reader differs with a full table", name)
 		}
 	}
+}
+
+// FuzzReaderPaths: on any input the sequential reader, the concurrent one
+// and a reader whose frame table is nearly full at once give the same
+// records, and one ID never names two different frames.
+func FuzzReaderPaths(f *testing.F) {
+	for _, name := range []string{"traces/phases.txt", "traces/syswide.txt", "traces/nocallchain.txt",
+		"corpus/inferno/java-inline.txt", "corpus/inferno/weird-stack-line.txt"} {
+		b := readTestdata(f, name)
+		f.Add(b[:min(len(b), 4000)])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, ids, texts := scanTrace(t, data, false, maxTableLines)
+		byID := map[uint32]string{}
+		for i, id := range ids {
+			if prev, ok := byID[id]; ok && id != 0 && prev != texts[i] {
+				t.Fatalf("ID %d names %q and %q", id, prev, texts[i])
+			}
+			byID[id] = texts[i]
+		}
+		recs2, _, _ := scanTrace(t, data, false, 2)
+		if !reflect.DeepEqual(recs, recs2) {
+			t.Fatal("records differ with a full table")
+		}
+		recs3, ids3, _ := scanTrace(t, data, true, maxTableLines)
+		if !reflect.DeepEqual(recs, recs3) || !reflect.DeepEqual(ids, ids3) {
+			t.Fatal("the concurrent reader differs")
+		}
+	})
 }
