@@ -109,8 +109,14 @@ func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
 		if cached := byID && len(run) == 1 && f.ID != 0; cached && int(f.ID) < len(p.locByID) && p.locByID[f.ID].set {
 			loc = p.locByID[f.ID].loc
 		} else {
-			p.keyBuf = appendRunKey(p.keyBuf[:0], run, java)
-			loc = p.location(run, p.keyBuf, java)
+			ok := false
+			if cached {
+				loc, ok = p.locationByAddr(run, java)
+			}
+			if !ok {
+				p.keyBuf = appendRunKey(p.keyBuf[:0], run, java)
+				loc = p.location(run, p.keyBuf, java)
+			}
 			if cached {
 				for int(f.ID) >= len(p.locByID) {
 					p.locByID = append(p.locByID, locCache{})
@@ -155,6 +161,34 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 	if loc, ok := p.frameLoc[string(k)]; ok {
 		return loc
 	}
+	loc := p.newLocation(run, java)
+	p.frameLoc[string(k)] = loc
+	return loc
+}
+
+// locationByAddr is location for a run of one frame that has an ID:
+// the Location of its (mapping, address), without frameLoc (whose keys
+// cost memory and time, and which locByID stands in for). ok is false
+// when location itself must answer: address 0 (each key its own
+// Location), or a frame that names nothing (location remembers that by
+// key).
+func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Location, ok bool) {
+	f := &run[0]
+	addr := parseHex(f.Addr)
+	if addr == 0 || f.Inlined {
+		return nil, false
+	}
+	if loc := p.locs[locKey{p.mapping(string(f.DSO)), addr}]; loc != nil {
+		return loc, true
+	}
+	loc = p.newLocation(run, java)
+	return loc, loc != nil
+}
+
+// newLocation returns the Location of (mapping, address) of a run of
+// frames, made from the run if there is none (or the address is 0), nil
+// if the run names nothing.
+func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
 	real := &run[len(run)-1]
 	dso := string(real.DSO)
 	if real.Inlined {
@@ -177,7 +211,6 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 			}
 		}
 		if len(loc.Line) == 0 {
-			p.frameLoc[string(k)] = nil
 			return nil
 		}
 		p.locList = append(p.locList, loc)
@@ -185,7 +218,6 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 			p.locs[lk] = loc
 		}
 	}
-	p.frameLoc[string(k)] = loc
 	return loc
 }
 
