@@ -170,12 +170,18 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 // the Location of its (mapping, address), without frameLoc (whose keys
 // cost memory and time, and which locByID stands in for). ok is false
 // when location itself must answer: address 0 (each key its own
-// Location), or a frame that names nothing (location remembers that by
-// key).
+// Location), an inlined frame, or a frame that names nothing (location
+// remembers that by key).
 func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Location, ok bool) {
 	f := &run[0]
 	addr := parseHex(f.Addr)
 	if addr == 0 || f.Inlined {
+		return nil, false
+	}
+	// A frame that names nothing may have been told "no Location" by key
+	// before another frame made one at its address: let location decide.
+	p.namesBuf = FrameNames(p.namesBuf[:0], f, java, p.names)
+	if len(p.namesBuf) == 0 {
 		return nil, false
 	}
 	if loc := p.locs[locKey{p.mapping(string(f.DSO)), addr}]; loc != nil {

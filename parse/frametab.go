@@ -40,8 +40,11 @@ const (
 	tableBlock    = 1 << 10
 	maxTabled     = 1<<16 - 1
 
-	// contID marks a continuation line (srcline and the like): no frame.
+	// contID marks a continuation line (srcline and the like): no frame;
+	// badID a line that is neither (kept once, so that a bad line
+	// repeated in every sample does not fill the table).
 	contID = ^uint32(0)
+	badID  = ^uint32(1)
 )
 
 func newFrameTable() *frameTable {
@@ -90,9 +93,9 @@ func span(line, sub []byte) [2]uint16 {
 	return [2]uint16{uint16(start), uint16(start + len(sub))}
 }
 
-// addCont records a kept continuation line.
-func (t *frameTable) addCont(kept []byte) {
-	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = contID
+// mark records a kept line that is not a frame (contID, badID).
+func (t *frameTable) mark(kept []byte, id uint32) {
+	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = id
 }
 
 // frame sets *f to the frame with id (1 ≤ id ≤ t.n).

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -129,4 +130,32 @@ func FuzzReaderPaths(f *testing.F) {
 			t.Fatal("the concurrent reader differs")
 		}
 	})
+}
+
+// TestBadLinesDoNotFillTable: a bad stack line repeated in every sample
+// is kept once, so later distinct frames still get IDs (and each of its
+// samples is still dropped with an error).
+func TestBadLinesDoNotFillTable(t *testing.T) {
+	var b bytes.Buffer
+	const n = 2000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "c 1 [0] 1.%d: 1 cpu-clock:\n\tzz this line is bad\n\n", i)
+	}
+	b.WriteString("c 1 [0] 2.0: 1 cpu-clock:\n\t1234 main (/bin/a)\n\n")
+	r := newReader(&b, "x", false)
+	r.tab.maxBytes = 20000 // 32 MiB in production
+	var ids []uint32
+	samples := 0
+	for r.Scan() {
+		samples++
+		for _, f := range r.Record().Frames {
+			ids = append(ids, f.ID)
+		}
+	}
+	if samples != 1 || r.Skipped() != n {
+		t.Errorf("%d samples, %d skipped; want 1 and %d", samples, r.Skipped(), n)
+	}
+	if len(ids) != 1 || ids[0] == 0 {
+		t.Errorf("the good frame's IDs: %v, want one non-zero", ids)
+	}
 }

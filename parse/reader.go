@@ -381,20 +381,24 @@ func (r *Reader) stackLine(line []byte) {
 	if !ok && t.takes(line) {
 		kept := t.keep(line)
 		var f Frame
-		if f, ok = parseFrame(kept); ok {
+		switch f, ok = parseFrame(kept); {
+		case ok:
 			id = t.add(kept, &f)
-		} else if isContinuation(kept) {
-			t.addCont(kept)
-			return
-		} else {
-			// A bad line stays in the table's memory unused: it is rare.
-			r.syntaxError(line, badStackLine)
-			r.sampleBad = true
-			return
+		case isContinuation(kept):
+			id, ok = contID, true
+			t.mark(kept, id)
+		default:
+			id, ok = badID, true
+			t.mark(kept, id)
 		}
 	}
 	if ok {
-		if id != contID {
+		switch id {
+		case contID:
+		case badID:
+			r.syntaxError(line, badStackLine)
+			r.sampleBad = true
+		default:
 			r.refs = append(r.refs, id)
 			if !r.keep {
 				r.frames = append(r.frames, Frame{})
