@@ -87,10 +87,10 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 	return out.String()
 }
 
-// TestFastPathsMatchStraightforward: stack interning with the per-root
-// previous-stack cache and the folded writer that sorts without building
-// lines give byte for byte the output of the straightforward code on every
-// shipped trace and corpus file, with each naming option.
+// TestFastPathsMatchStraightforward: stack interning by frame ID and the
+// folded writer that sorts by name ranks without building lines give
+// byte for byte the output of the straightforward code on every shipped
+// trace and corpus file, with each naming option.
 func TestFastPathsMatchStraightforward(t *testing.T) {
 	var paths []string
 	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
@@ -154,6 +154,45 @@ func TestCmpJoined(t *testing.T) {
 				t.Fatalf("cmpJoined(%q, %q) = %d, want %d", join(a), join(b), got, want)
 			}
 		}
+	}
+}
+
+// TestRanks: ordering stacks by name ranks is ordering their joined
+// strings, with names that are prefixes of others followed by bytes below
+// and above ';', and the empty name; a name holding ';' turns ranks off.
+func TestRanks(t *testing.T) {
+	s := NewStacks(NameOptions{})
+	names := []string{"a", "a.b", "ab", "a:", "", "b", "a b", "a<", "a<b", "a~", "aa", "a\x01"}
+	var stacks [][]uint32
+	for _, x := range names {
+		stacks = append(stacks, []uint32{s.intern(x)})
+		for _, y := range names {
+			stacks = append(stacks, []uint32{s.intern(x), s.intern(y)})
+			stacks = append(stacks, []uint32{s.intern(x), s.intern(y), s.intern("a")})
+		}
+	}
+	rk, ok := nameRanks(s)
+	if !ok {
+		t.Fatal("nameRanks refused names without ';'")
+	}
+	join := func(ids []uint32) string {
+		var p []string
+		for _, id := range ids {
+			p = append(p, s.Name(id))
+		}
+		return strings.Join(p, ";")
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	for _, a := range stacks {
+		for _, b := range stacks {
+			if got, want := sign(rk.cmp(a, b)), strings.Compare(join(a), join(b)); got != want {
+				t.Fatalf("ranks: %q vs %q = %d, want %d", join(a), join(b), got, want)
+			}
+		}
+	}
+	s.intern("x;y")
+	if _, ok := nameRanks(s); ok {
+		t.Error("nameRanks took a name with ';'")
 	}
 }
 
