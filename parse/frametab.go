@@ -16,7 +16,7 @@ import "unsafe"
 // Only the producer writes; an entry is never changed once written, and
 // the consumer reads only entries whose IDs came to it through a channel.
 type frameTable struct {
-	ids    map[string]uint32 // line text -> ID (contID: not a frame)
+	ids    map[string]uint32 // line text -> ID (or contID, badID)
 	blocks [maxTableLines / tableBlock]*[tableBlock]tabEntry
 	n      int    // entries
 	chunk  []byte // where new lines are copied; never moved

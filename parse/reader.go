@@ -49,7 +49,7 @@ type Reader struct {
 	hasHeld bool
 
 	rec    Record
-	arena  []byte // copies of the current sample's lines; slices point here
+	arena  []byte // what records keep of their lines (header fields, frames not in the table)
 	frames []Frame
 
 	// keep: the producer of a concurrent Reader; records accumulate in
