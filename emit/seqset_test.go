@@ -28,21 +28,18 @@ func TestSeqSet(t *testing.T) {
 			}
 			return s.id(q)
 		}
-		want := map[string]uint32{}
+		want := map[string]uint32{}  // sequence -> its id
+		owner := map[uint32]string{} // id -> its sequence
 		for _, q := range seqs {
 			id := idOf(slices.Clone(q))
 			k := string(idBytes(q))
 			if w, ok := want[k]; ok && w != id {
 				t.Fatalf("collide=%v: %v got id %d, earlier %d", collide, q, id, w)
 			}
-			if !ok(want, k) {
-				for k2, w := range want {
-					if w == id && k2 != k {
-						t.Fatalf("collide=%v: id %d for two sequences", collide, id)
-					}
-				}
+			if o, ok := owner[id]; ok && o != k {
+				t.Fatalf("collide=%v: id %d for two sequences", collide, id)
 			}
-			want[k] = id
+			want[k], owner[id] = id, k
 			if !slices.Equal(s.seq(id), q) {
 				t.Fatalf("collide=%v: seq(%d) = %v, want %v", collide, id, s.seq(id), q)
 			}
@@ -52,5 +49,3 @@ func TestSeqSet(t *testing.T) {
 		}
 	}
 }
-
-func ok(m map[string]uint32, k string) bool { _, found := m[k]; return found }
