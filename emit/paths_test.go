@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/wallfold/wallfold/parse"
 )
 
 // TestLocationByAddrMatchesKeyed: a frame that names nothing (a symbol in
@@ -20,6 +22,20 @@ func TestLocationByAddrMatchesKeyed(t *testing.T) {
 	fast, ref := profileBytes(t, data, NameOptions{}, true), profileBytes(t, data, NameOptions{}, false)
 	if !bytes.Equal(fast, ref) {
 		t.Errorf("fast profile differs from the straightforward one (%d vs %d bytes)", len(fast), len(ref))
+	}
+	// Either way the frame names nothing, as in folded output (it does
+	// not take main's Location, though main is at its address).
+	for _, plain := range []bool{false, true} {
+		p := NewProfile(NameOptions{})
+		p.plain = plain
+		r := parse.NewSequentialReader(bytes.NewReader(data), "f")
+		var got [][]string
+		for r.Scan() {
+			got = append(got, p.StackNames(p.Stack(r.Record().Frames, false)))
+		}
+		if len(got) != 3 || len(got[0]) != 0 || len(got[2]) != 0 || len(got[1]) != 1 || got[1][0] != "main" {
+			t.Errorf("plain=%v: stacks %q, want [] [main] []", plain, got)
+		}
 	}
 }
 

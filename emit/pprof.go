@@ -34,6 +34,7 @@ type Profile struct {
 	idsBuf   []uint32
 	keyBuf   []byte
 	namesBuf []string
+	nameEnds []int
 
 	// locByID caches location's answer for a run of one frame by
 	// parse.Frame.ID (Java tidying aside): most runs are one frame.
@@ -170,31 +171,29 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 // the Location of its (mapping, address), without frameLoc (whose keys
 // cost memory and time, and which locByID stands in for). ok is false
 // when location itself must answer: address 0 (each key its own
-// Location), an inlined frame, or a frame that names nothing (location
-// remembers that by key).
+// Location) or an inlined frame.
 func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Location, ok bool) {
-	f := &run[0]
-	addr := parseHex(f.Addr)
-	if addr == 0 || f.Inlined {
+	if f := &run[0]; f.Inlined || parseHex(f.Addr) == 0 {
 		return nil, false
 	}
-	// A frame that names nothing may have been told "no Location" by key
-	// before another frame made one at its address: let location decide.
-	p.namesBuf = FrameNames(p.namesBuf[:0], f, java, p.names)
-	if len(p.namesBuf) == 0 {
-		return nil, false
-	}
-	if loc := p.locs[locKey{p.mapping(string(f.DSO)), addr}]; loc != nil {
-		return loc, true
-	}
-	loc = p.newLocation(run, java)
-	return loc, loc != nil
+	return p.newLocation(run, java), true
 }
 
 // newLocation returns the Location of (mapping, address) of a run of
-// frames, made from the run if there is none (or the address is 0), nil
-// if the run names nothing.
+// frames, made from the run if there is none (or the address is 0); nil
+// if the run names nothing (as the folded output drops such frames,
+// whatever else shares their address).
 func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
+	// The names first: a run that names nothing has no Location.
+	names, ends := p.namesBuf[:0], p.nameEnds[:0]
+	for i := range run {
+		names = FrameNames(names, &run[i], java, p.names)
+		ends = append(ends, len(names))
+	}
+	p.namesBuf, p.nameEnds = names, ends
+	if len(names) == 0 {
+		return nil
+	}
 	real := &run[len(run)-1]
 	dso := string(real.DSO)
 	if real.Inlined {
@@ -208,16 +207,13 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
 		loc = &profile.Location{ID: uint64(len(p.locList) + 1), Mapping: m, Address: addr}
 		// Lines are leaf first; the last is the function the others were
 		// inlined into.
-		for i := range run {
-			names := FrameNames(p.namesBuf[:0], &run[i], java, p.names)
-			p.namesBuf = names
+		start := 0
+		for i, end := range ends {
 			// "A->B->C" chains are root first: B and C are inlined into A.
-			for j := len(names) - 1; j >= 0; j-- {
+			for j := end - 1; j >= start; j-- {
 				loc.Line = append(loc.Line, profile.Line{Function: p.function(names[j], run[i].Sym)})
 			}
-		}
-		if len(loc.Line) == 0 {
-			return nil
+			start = end
 		}
 		p.locList = append(p.locList, loc)
 		if addr != 0 {
@@ -351,7 +347,7 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	// samples are the peak of a pprof run's memory).
 	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
-	p.keyBuf, p.idsBuf, p.namesBuf = nil, nil, nil
+	p.keyBuf, p.idsBuf, p.namesBuf, p.nameEnds = nil, nil, nil, nil
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {
 		a, b := x.k, y.k
