@@ -92,29 +92,9 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 // byte for byte the output of the straightforward code on every shipped
 // trace and corpus file, with each naming option.
 func TestFastPathsMatchStraightforward(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no testdata")
-	}
 	var all []byte
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(path, ".gz") {
-			zr, err := gzip.NewReader(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if data, err = io.ReadAll(zr); err != nil {
-				t.Fatal(err)
-			}
-		}
+	for _, path := range equivPaths(t) {
+		data := readTrace(t, path)
 		all = append(all, data...)
 		for _, o := range []NameOptions{{}, {Addrs: true, Kernel: true, JIT: true}} {
 			fast, ref := fold(t, data, o, true), fold(t, data, o, false)

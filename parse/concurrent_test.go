@@ -18,20 +18,7 @@ func testFiles(t *testing.T) map[string][]byte {
 	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
 		m, _ := filepath.Glob(g)
 		for _, path := range m {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasSuffix(path, ".gz") {
-				zr, err := gzip.NewReader(bytes.NewReader(data))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if data, err = io.ReadAll(zr); err != nil {
-					t.Fatal(err)
-				}
-			}
-			files[path] = data
+			files[path] = readTestFile(t, path)
 		}
 	}
 	if len(files) == 0 {
@@ -40,12 +27,38 @@ func testFiles(t *testing.T) map[string][]byte {
 	return files
 }
 
+// readTestFile returns the file at path, un-gzipped if its name ends in .gz.
+func readTestFile(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
 // transcript reads data and writes down everything a caller can see:
 // each record in full, Lines() after it, each OnError in its place, and
 // the end state.
 func transcript(data []byte, concurrent bool) string {
+	return transcriptWith(data, concurrent, maxTableLines, nil)
+}
+
+// transcriptWith is transcript with a frame table that takes at most
+// maxLines lines, calling frame (if not nil) with every frame read.
+func transcriptWith(data []byte, concurrent bool, maxLines int, frame func(Frame)) string {
 	var b strings.Builder
 	r := newReader(bytes.NewReader(data), "f", concurrent)
+	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
 	r.OnError = func(e *SyntaxError) { fmt.Fprintf(&b, "error %v %q\n", e, e.Text) }
 	for r.Scan() {
 		x := r.Record()
@@ -54,6 +67,9 @@ func transcript(data []byte, concurrent bool) string {
 			x.Event, x.Payload, x.Out, x.Preempt, x.OtherPID, x.OtherTID, x.ParentPID, x.ParentTID, x.NewComm, x.Lost)
 		for _, f := range x.Frames {
 			fmt.Fprintf(&b, "\t%q %q %q %q %v\n", f.Addr, f.Sym, f.Off, f.DSO, f.Inlined)
+			if frame != nil {
+				frame(f)
+			}
 		}
 	}
 	fmt.Fprintf(&b, "end %v skipped %d lines %d errors %v\n", r.Err(), r.Skipped(), r.Lines(), r.Errors())

@@ -2,55 +2,27 @@ package parse
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
-// scanTrace reads data with a reader whose frame table takes at most
-// maxLines lines, and returns the records (as rec) and every frame's ID
-// with its text ("addr sym+off (dso)" as parsed).
-func scanTrace(t testing.TB, data []byte, concurrent bool, maxLines int) ([]rec, []uint32, []string) {
-	t.Helper()
-	r := newReader(bytes.NewReader(data), "x", concurrent)
-	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
-	var recs []rec
+// scanTrace is transcriptWith, and every frame's ID with its fields
+// ("addr|sym|off|dso|i").
+func scanTrace(data []byte, concurrent bool, maxLines int) (string, []uint32, []string) {
 	var ids []uint32
 	var texts []string
-	for r.Scan() {
-		recs = append(recs, toRec(r.Record()))
-		for _, f := range r.Record().Frames {
-			ids = append(ids, f.ID)
-			texts = append(texts, string(f.Addr)+"|"+string(f.Sym)+"|"+string(f.Off)+"|"+string(f.DSO)+"|"+map[bool]string{true: "i"}[f.Inlined])
-		}
-	}
-	if r.Err() != nil {
-		t.Fatal(r.Err())
-	}
-	return recs, ids, texts
+	tr := transcriptWith(data, concurrent, maxLines, func(f Frame) {
+		ids = append(ids, f.ID)
+		texts = append(texts, string(f.Addr)+"|"+string(f.Sym)+"|"+string(f.Off)+"|"+string(f.DSO)+"|"+map[bool]string{true: "i"}[f.Inlined])
+	})
+	return tr, ids, texts
 }
 
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return data
+// testdataFile is readTestFile of testdata/name.
+func testdataFile(t testing.TB, name string) []byte {
+	return readTestFile(t, filepath.Join("..", "testdata", name))
 }
 
 // TestFrameIDs: frames with the same parsed fields have the same ID and
@@ -58,8 +30,8 @@ func readTestdata(t testing.TB, name string) []byte {
 // and changes no record; the concurrent reader gives the same IDs.
 func TestFrameIDs(t *testing.T) {
 	for _, name := range []string{"traces/build.txt.gz", "traces/syswide.txt", "corpus/inferno/java-inline.txt", "corpus/inferno/cpp-stacks-std-function.txt"} {
-		data := readTestdata(t, name)
-		recs, ids, texts := scanTrace(t, data, false, maxTableLines)
+		data := testdataFile(t, name)
+		tr, ids, texts := scanTrace(data, false, maxTableLines)
 		if len(ids) == 0 {
 			t.Fatalf("%s: no frames", name)
 		}
@@ -82,9 +54,9 @@ func TestFrameIDs(t *testing.T) {
 		}
 
 		const small = 7
-		recsSmall, idsSmall, _ := scanTrace(t, data, false, small)
-		if !reflect.DeepEqual(recs, recsSmall) {
-			t.Fatalf("%s: records differ with a full table", name)
+		trSmall, idsSmall, _ := scanTrace(data, false, small)
+		if tr != trSmall {
+			t.Fatalf("%s: transcripts differ with a full table", name)
 		}
 		for i, id := range idsSmall {
 			if id > small || (id != 0 && id != ids[i]) {
@@ -92,12 +64,12 @@ func TestFrameIDs(t *testing.T) {
 			}
 		}
 
-		recsConc, idsConc, _ := scanTrace(t, data, true, maxTableLines)
-		if !reflect.DeepEqual(recs, recsConc) || !reflect.DeepEqual(ids, idsConc) {
+		trConc, idsConc, _ := scanTrace(data, true, maxTableLines)
+		if tr != trConc || !reflect.DeepEqual(ids, idsConc) {
 			t.Fatalf("%s: the concurrent reader differs", name)
 		}
-		recsConc, idsConc, _ = scanTrace(t, data, true, small)
-		if !reflect.DeepEqual(recs, recsConc) || !reflect.DeepEqual(idsSmall, idsConc) {
+		trConc, idsConc, _ = scanTrace(data, true, small)
+		if tr != trConc || !reflect.DeepEqual(idsSmall, idsConc) {
 			t.Fatalf("%s: the concurrent reader differs with a full table", name)
 		}
 	}
@@ -109,11 +81,11 @@ func TestFrameIDs(t *testing.T) {
 func FuzzReaderPaths(f *testing.F) {
 	for _, name := range []string{"traces/phases.txt", "traces/syswide.txt", "traces/nocallchain.txt",
 		"corpus/inferno/java-inline.txt", "corpus/inferno/weird-stack-line.txt"} {
-		b := readTestdata(f, name)
+		b := testdataFile(f, name)
 		f.Add(b[:min(len(b), 4000)])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, ids, texts := scanTrace(t, data, false, maxTableLines)
+		tr, ids, texts := scanTrace(data, false, maxTableLines)
 		byID := map[uint32]string{}
 		for i, id := range ids {
 			if prev, ok := byID[id]; ok && id != 0 && prev != texts[i] {
@@ -121,12 +93,12 @@ func FuzzReaderPaths(f *testing.F) {
 			}
 			byID[id] = texts[i]
 		}
-		recs2, _, _ := scanTrace(t, data, false, 2)
-		if !reflect.DeepEqual(recs, recs2) {
-			t.Fatal("records differ with a full table")
+		tr2, _, _ := scanTrace(data, false, 2)
+		if tr != tr2 {
+			t.Fatal("transcripts differ with a full table")
 		}
-		recs3, ids3, _ := scanTrace(t, data, true, maxTableLines)
-		if !reflect.DeepEqual(recs, recs3) || !reflect.DeepEqual(ids, ids3) {
+		tr3, ids3, _ := scanTrace(data, true, maxTableLines)
+		if tr != tr3 || !reflect.DeepEqual(ids, ids3) {
 			t.Fatal("the concurrent reader differs")
 		}
 	})
