@@ -8,7 +8,8 @@
 # median of RUNS runs, default 5), MB/s and peak RSS (/usr/bin/time -v)
 # for folded and pprof output, and the same for a ~1 GB input (TRACE
 # repeated). With PERF.data, times `perf script ... > /dev/null`,
-# `... | cat` and `... | wallfold` in interleaved rounds.
+# `... | cat`, `... | drain` (wallfold's pipe reader alone) and
+# `... | wallfold` in interleaved rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -51,15 +52,18 @@ measure() {
 	local label=$1 rss=0 r
 	shift
 	: >"$tmp/walls.txt"
+	: >"$tmp/faults.txt"
 	for _ in $(seq "$RUNS"); do
 		/usr/bin/time -v -o "$tmp/time.txt" "$@" >/dev/null 2>"$tmp/stderr.txt"
 		awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$tmp/time.txt" >>"$tmp/walls.txt"
+		awk -F': ' '/page faults/ {n+=$2} END {print n}' "$tmp/time.txt" >>"$tmp/faults.txt"
 		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
 		[ "$r" -gt "$rss" ] && rss=$r
 	done
 	best=$(sort -n "$tmp/walls.txt" | head -1)
-	printf '%-28s %s s  %7.1f MB/s (best)  peak RSS %6.1f MB\n' "$label" "$(stats "$tmp/walls.txt")" \
-		"$(awk -v s="$size" -v t="$best" 'BEGIN{print s/1e6/t}')" "$(awk -v r="$rss" 'BEGIN{print r/1024}')"
+	printf '%-28s %s s  %7.1f MB/s (best)  peak RSS %6.1f MB  page faults %s\n' "$label" "$(stats "$tmp/walls.txt")" \
+		"$(awk -v s="$size" -v t="$best" 'BEGIN{print s/1e6/t}')" "$(awk -v r="$rss" 'BEGIN{print r/1024}')" \
+		"$(sort -n "$tmp/faults.txt" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 }
 
 measure "folded" "$bin" -q "$in"
@@ -86,32 +90,50 @@ RUNS=1 measure "pprof 1 GB" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$big"
 rm -f "$big"
 
 if [ -n "$data" ]; then
-	# perf script alone, into cat, into wallfold: $RUNS interleaved rounds.
-	# For each: the whole pipeline's wall time, and perf script's own CPU
-	# time (what the pipe and its reader cost the writer).
+	# perf script into /dev/null, cat, a reader that only drains the pipe
+	# the way wallfold reads it (pipe_linux.go with a main that discards),
+	# and wallfold: $RUNS interleaved rounds. For each: the whole
+	# pipeline's wall time, perf script's own CPU and system time (what the
+	# pipe and its reader cost the writer), and the tail: how long the
+	# pipeline runs on after perf script has exited.
+	drain=$tmp/drain
+	mkdir -p "$drain/src"
+	cp pipe_linux.go "$drain/src/"
+	printf 'module drain\n\ngo 1.26\n' >"$drain/src/go.mod"
+	printf '%s\n' 'package main' '' 'import (' '	"io"' '	"os"' ')' '' 'func main() {' \
+		'	in := stdinPipe(os.Stdin)' '	buf := make([]byte, 128<<10)' '	for {' \
+		'		if _, err := in.Read(buf); err == io.EOF {' '			return' '		} else if err != nil {' \
+		'			os.Exit(1)' '		}' '	}' '}' >"$drain/src/main.go"
+	(cd "$drain/src" && $GO build -o "$drain/drain" .)
 	echo "perf script on $data ($RUNS interleaved rounds):"
 	ps="perf script --show-switch-events --show-task-events -i $data"
-	for l in devnull cat wallfold; do : >"$tmp/pipe.$l.wall"; : >"$tmp/pipe.$l.cpu"; done
+	labels="devnull cat drain wallfold"
+	for l in $labels; do : >"$tmp/pipe.$l.wall"; : >"$tmp/pipe.$l.cpu"; : >"$tmp/pipe.$l.sys"; : >"$tmp/pipe.$l.tail"; done
 	for _ in $(seq "$RUNS"); do
-		for l in devnull cat wallfold; do
+		for l in $labels; do
 			case $l in
-			devnull) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null >/dev/null" ;;
-			cat) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null | cat >/dev/null" ;;
-			wallfold) cmd="/usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null | $bin -q >/dev/null" ;;
+			devnull) sink=">/dev/null" ;;
+			cat) sink="| cat >/dev/null" ;;
+			drain) sink="| $drain/drain" ;;
+			wallfold) sink="| $bin -q >/dev/null" ;;
 			esac
 			s0=$(date +%s.%N)
-			bash -c "$cmd"
+			bash -c "{ /usr/bin/time -f '%U %S' -o $tmp/pipe.t $ps 2>/dev/null; date +%s.%N >$tmp/pipe.end; } $sink"
 			s1=$(date +%s.%N)
 			awk -v a="$s0" -v b="$s1" 'BEGIN{print b-a}' >>"$tmp/pipe.$l.wall"
+			awk -v e="$(cat "$tmp/pipe.end")" -v b="$s1" 'BEGIN{print b-e}' >>"$tmp/pipe.$l.tail"
 			awk '{print $1+$2}' "$tmp/pipe.t" >>"$tmp/pipe.$l.cpu"
+			awk '{print $2}' "$tmp/pipe.t" >>"$tmp/pipe.$l.sys"
 		done
 	done
-	for l in devnull cat wallfold; do
+	for l in $labels; do
 		case $l in
 		devnull) name="perf script > /dev/null" ;;
 		cat) name="perf script | cat > /dev/null" ;;
+		drain) name="perf script | drain (pipe reader only)" ;;
 		wallfold) name="perf script | wallfold > /dev/null" ;;
 		esac
-		printf '%-36s wall %s s; perf script CPU %s s\n' "$name" "$(stats "$tmp/pipe.$l.wall")" "$(stats "$tmp/pipe.$l.cpu")"
+		printf '%-40s wall %s s; perf script CPU %s s, system %s s; tail %s s\n' "$name" "$(stats "$tmp/pipe.$l.wall")" \
+			"$(stats "$tmp/pipe.$l.cpu")" "$(stats "$tmp/pipe.$l.sys")" "$(stats "$tmp/pipe.$l.tail")"
 	done
 fi
