@@ -360,7 +360,7 @@ func (r *Reader) header(line []byte) bool {
 	if r.keep {
 		r.refStart = len(r.refs)
 	} else {
-		r.frames, r.refs = r.frames[:0], r.refs[:0]
+		r.frames = r.frames[:0]
 	}
 	r.inSample = true
 	r.sampleBad = false
@@ -399,8 +399,9 @@ func (r *Reader) stackLine(line []byte) {
 			r.syntaxError(line, badStackLine)
 			r.sampleBad = true
 		default:
-			r.refs = append(r.refs, id)
-			if !r.keep {
+			if r.keep {
+				r.refs = append(r.refs, id)
+			} else {
 				r.frames = append(r.frames, Frame{})
 				t.frame(&r.frames[len(r.frames)-1], id)
 			}
@@ -424,7 +425,9 @@ func (r *Reader) stackLine(line []byte) {
 
 // addFrame appends a frame that is not in the table.
 func (r *Reader) addFrame(f Frame) {
-	r.refs = append(r.refs, localRef|uint32(len(r.frames)))
+	if r.keep {
+		r.refs = append(r.refs, localRef|uint32(len(r.frames)))
+	}
 	r.frames = append(r.frames, f)
 }
 
