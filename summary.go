@@ -96,7 +96,14 @@ func (p *pipeline) summaryGroups() []emit.SummaryGroup {
 			Start: g.start, End: g.end, Levels: g.levels}
 		self := map[string]float64{}
 		cum := map[string]float64{}
-		for ref, w := range g.serial {
+		// In ref order: float sums must not depend on map order.
+		refs := make([]int, 0, len(g.serial))
+		for ref := range g.serial {
+			refs = append(refs, ref)
+		}
+		sort.Ints(refs)
+		for _, ref := range refs {
+			w := g.serial[ref]
 			names := p.framesOf(ref)
 			if len(names) == 0 {
 				continue

@@ -173,3 +173,16 @@ func TestFilterFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryDeterministic: groups with equal wall (small processes of a
+// system-wide trace) come out in the same order every run.
+func TestSummaryDeterministic(t *testing.T) {
+	path := trace("syswide2.notask.txt")
+	needFile(t, path)
+	first, _, _ := wallfold(t, "-f", "summary", path)
+	for i := 0; i < 8; i++ {
+		if out, _, _ := wallfold(t, "-f", "summary", path); out != first {
+			t.Fatalf("run %d: summary differs from the first run", i+2)
+		}
+	}
+}

@@ -41,7 +41,18 @@ type SummaryOptions struct {
 // WriteSummary prints the groups, largest wall first, then the warnings.
 func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings []string) error {
 	bw := bufio.NewWriter(w)
-	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Wall > groups[j].Wall })
+	// Ties (small processes with equal wall) in a fixed order: the
+	// groups come from a map.
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.Wall != b.Wall {
+			return a.Wall > b.Wall
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.Name < b.Name
+	})
 	if o.TopN == 0 {
 		o.TopN = 10
 	}
