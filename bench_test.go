@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // benchInput is testdata/traces/phases.txt repeated to about 8 MB, in
@@ -91,10 +93,9 @@ func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
 // BenchmarkPipelinePprofFile reads a file (the concurrent reader).
 func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }
 
-// TestReaderPathsSameOutput: the whole run gives byte for byte the same
-// folded and pprof output with the concurrent reader (the default on two
-// CPUs or more) and the sequential one, on every shipped trace and corpus
-// file.
+// TestReaderPathsSameOutput: the whole run gives the same folded and
+// pprof output with the concurrent reader (a file, on two CPUs or more)
+// and the sequential one (stdin), on every shipped trace and corpus file.
 func TestReaderPathsSameOutput(t *testing.T) {
 	var paths []string
 	for _, g := range []string{"testdata/traces/*.txt", "testdata/corpus/*/*.txt", "testdata/corpus/*/*.gz"} {
@@ -104,16 +105,33 @@ func TestReaderPathsSameOutput(t *testing.T) {
 	if len(paths) == 0 {
 		t.Fatal("no testdata")
 	}
-	out := func(seq string, args ...string) string {
-		t.Setenv("WALLFOLD_SEQUENTIAL", seq)
+	// out runs wallfold on path, as a file or on stdin, and names the
+	// input <stdin> in what it says (also inside a profile's comments).
+	out := func(path string, stdin bool, args ...string) string {
 		var o, e bytes.Buffer
-		code := run(args, strings.NewReader(""), &o, &e)
-		return fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, o.Bytes(), e.String())
+		in := io.Reader(strings.NewReader(""))
+		if stdin {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			in = f
+		} else {
+			args = append(args, path)
+		}
+		code := run(args, in, &o, &e)
+		text := o.String()
+		if p, err := profile.ParseData(o.Bytes()); err == nil && len(args) > 0 && args[0] == "-f" {
+			text = p.String()
+		}
+		abs, _ := filepath.Abs(path) // kong makes the argument absolute
+		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, e.String()), abs, "<stdin>")
 	}
 	for _, path := range paths {
-		for _, args := range [][]string{{path}, {"--weight=cpu", "--pid", path}, {"-f", "pprof", path}} {
-			if seq, conc := out("1", args...), out("0", args...); seq != conc {
-				t.Errorf("wallfold %v: output differs between the sequential and the concurrent reader", args)
+		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof"}} {
+			if seq, conc := out(path, true, args...), out(path, false, args...); seq != conc {
+				t.Errorf("wallfold %v %s: output differs between the sequential and the concurrent reader", args, path)
 			}
 		}
 	}

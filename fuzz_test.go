@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/parse"
 )
 
 // seeds are pieces of real traces and corpus files.
@@ -35,6 +37,27 @@ func addSeeds(f *testing.F) {
 	f.Add([]byte("\x00\xff\xfe\r\r\n\t\t\n"))
 }
 
+// acceptedPeriods is the sum of the periods of the samples of the first
+// event seen, from the parser's records.
+func acceptedPeriods(data []byte) uint64 {
+	r := parse.NewSequentialReader(bytes.NewReader(data), "fuzz")
+	var event []byte
+	var sum uint64
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Kind != parse.KindSample {
+			continue
+		}
+		if event == nil {
+			event = append([]byte(nil), parse.EventBase(rec.Event)...)
+		}
+		if parse.EventMatches(rec.Event, event) {
+			sum += rec.Period
+		}
+	}
+	return sum
+}
+
 // FuzzPipeline runs parse -> state -> emit on arbitrary input and checks
 // the invariants: no panic; the cpu total is the sum of the accepted
 // samples' periods; wall <= cpu; folded output is in flamegraph.pl's
@@ -42,46 +65,31 @@ func addSeeds(f *testing.F) {
 func FuzzPipeline(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := newPipeline(config{weightCPU: true, sequential: true})
-		if err := p.read(bytes.NewReader(data), "fuzz"); err != nil {
-			t.Fatal(err)
+		wallfoldIn := func(args ...string) []byte {
+			var out, errb bytes.Buffer
+			code := run(append(args, "-o", "-"), bytes.NewReader(data), &out, &errb)
+			if code > 1 || (code == 1 && out.Len() > 0) {
+				t.Fatalf("wallfold %v: exit %d with %d bytes of output: %s", args, code, out.Len(), errb.String())
+			}
+			return out.Bytes()
 		}
-		var out bytes.Buffer
-		if err := p.writeFolded(&out); err != nil {
-			t.Fatal(err)
+		var errb strings.Builder
+		if run([]string{"-o", "-"}, bytes.NewReader(data), io.Discard, &errb) == 1 {
+			return // not perf script text: no output at all
 		}
-		cpu := parseFolded(t, out.String())
-		if uint64(cpu.total) != p.cpuIn {
-			t.Fatalf("cpu total %.0f != sum of accepted periods %d", cpu.total, p.cpuIn)
+		cpuIn := acceptedPeriods(data)
+		cpu := parseFolded(t, string(wallfoldIn("--weight=cpu")))
+		if uint64(cpu.total) != cpuIn {
+			t.Fatalf("cpu total %.0f != sum of accepted periods %d", cpu.total, cpuIn)
 		}
-		_ = p.warnings()
-		_ = p.check()
-
-		w := newPipeline(config{summary: true, sequential: true})
-		w.read(bytes.NewReader(data), "fuzz")
-		out.Reset()
-		if err := w.writeFolded(&out); err != nil {
-			t.Fatal(err)
-		}
-		wall := parseFolded(t, out.String())
+		wall := parseFolded(t, string(wallfoldIn("--summary")))
 		if wall.total > cpu.total+float64(len(wall.lines)) {
 			t.Fatalf("wall total %.0f > cpu total %.0f", wall.total, cpu.total)
 		}
-		out.Reset()
-		if err := w.writeSummary(&out, false, w.warnings()); err != nil {
-			t.Fatal(err)
+		if sum := wallfoldIn("-f", "summary"); math.IsNaN(wall.total) || strings.Contains(string(sum), "NaN") {
+			t.Fatalf("NaN in summary:\n%s", sum)
 		}
-		if math.IsNaN(wall.total) || strings.Contains(out.String(), "NaN") {
-			t.Fatalf("NaN in summary:\n%s", out.String())
-		}
-
-		pp := newPipeline(config{pprof: true, sequential: true})
-		pp.read(bytes.NewReader(data), "fuzz")
-		out.Reset()
-		if err := pp.writePprof(&out, pp.warnings()); err != nil {
-			t.Fatal(err)
-		}
-		prof, err := profile.Parse(&out)
+		prof, err := profile.Parse(bytes.NewReader(wallfoldIn("-f", "pprof")))
 		if err != nil {
 			t.Fatalf("profile.Parse: %v", err)
 		}
@@ -92,8 +100,8 @@ func FuzzPipeline(f *testing.F) {
 		for _, s := range prof.Sample {
 			pcpu += s.Value[1]
 		}
-		if uint64(pcpu) != pp.cpuIn {
-			t.Fatalf("pprof cpu total %d != accepted periods %d", pcpu, pp.cpuIn)
+		if uint64(pcpu) != cpuIn {
+			t.Fatalf("pprof cpu total %d != accepted periods %d", pcpu, cpuIn)
 		}
 	})
 }

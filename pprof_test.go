@@ -170,3 +170,32 @@ func TestPprofInlinedLines(t *testing.T) {
 		t.Errorf("sample types for cycles: %v %v", p.SampleType[1], p.SampleType[2])
 	}
 }
+
+// A window in percent on a pipe waits for the trace's end; its samples
+// keep the pid they had when their parallelism was decided (they lost it
+// when the pid was looked up at the end, after exited threads were
+// forgotten). Every sample of procs.txt has a known process.
+func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
+	path := trace("procs.txt")
+	needFile(t, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-q", "-f", "pprof", "--time=20%,70%"}, bytes.NewReader(data), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	p, err := profile.Parse(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) == 0 {
+		t.Fatal("no samples in the window")
+	}
+	for _, s := range p.Sample {
+		if len(s.NumLabel["pid"]) != 1 {
+			t.Fatalf("sample of tid %v without a pid label", s.NumLabel["tid"])
+		}
+	}
+}

@@ -56,13 +56,23 @@ func writeFoldedRef(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 	return bw.Flush()
 }
 
+// unnumbered copies frames with their IDs cleared: the interners then
+// take the straightforward path (no cache by ID).
+func unnumbered(buf, frames []parse.Frame) ([]parse.Frame, []parse.Frame) {
+	buf = append(buf[:0], frames...)
+	for i := range buf {
+		buf[i].ID = 0
+	}
+	return buf, buf
+}
+
 // fold interns every sample of data (root: its comm) and writes folded
 // CPU weights, with the fast paths or the straightforward ones.
 func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 	t.Helper()
 	s := NewStacks(opts)
-	s.plain = !fast
 	var tot Totals
+	var buf []parse.Frame
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
 		x := r.Record()
@@ -70,7 +80,11 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 			continue
 		}
 		root := s.InternName(bytes.ReplaceAll(x.Comm, []byte(" "), []byte("_")))
-		id := s.Intern(root, x.Frames, string(x.Comm) == "java")
+		frames := x.Frames
+		if !fast {
+			buf, frames = unnumbered(buf, frames)
+		}
+		id := s.Intern(root, frames, string(x.Comm) == "java")
 		tot.Add(id, x.Period, float64(x.Period)/3)
 	}
 	var out bytes.Buffer
@@ -183,14 +197,18 @@ func TestRanks(t *testing.T) {
 func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte {
 	t.Helper()
 	p := NewProfile(opts)
-	p.plain = !fast
+	var buf []parse.Frame
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
 		x := r.Record()
 		if x.Kind != parse.KindSample {
 			continue
 		}
-		st := p.Stack(x.Frames, string(x.Comm) == "java")
+		frames := x.Frames
+		if !fast {
+			buf, frames = unnumbered(buf, frames)
+		}
+		st := p.Stack(frames, string(x.Comm) == "java")
 		par := 1 + x.Line%3
 		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}
@@ -207,14 +225,16 @@ func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte
 func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 	t.Helper()
 	p := NewProfile(opts)
-	p.plain = true
+	var buf []parse.Frame
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
 		x := r.Record()
 		if x.Kind != parse.KindSample {
 			continue
 		}
-		st := p.Stack(x.Frames, string(x.Comm) == "java")
+		var frames []parse.Frame
+		buf, frames = unnumbered(buf, x.Frames)
+		st := p.Stack(frames, string(x.Comm) == "java")
 		par := 1 + x.Line%3
 		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}

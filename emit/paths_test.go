@@ -27,11 +27,15 @@ func TestLocationByAddrMatchesKeyed(t *testing.T) {
 	// not take main's Location, though main is at its address).
 	for _, plain := range []bool{false, true} {
 		p := NewProfile(NameOptions{})
-		p.plain = plain
 		r := parse.NewSequentialReader(bytes.NewReader(data), "f")
 		var got [][]string
+		var buf []parse.Frame
 		for r.Scan() {
-			got = append(got, p.StackNames(p.Stack(r.Record().Frames, false)))
+			frames := r.Record().Frames
+			if plain {
+				buf, frames = unnumbered(buf, frames)
+			}
+			got = append(got, p.StackNames(p.Stack(frames, false)))
 		}
 		if len(got) != 3 || len(got[0]) != 0 || len(got[2]) != 0 || len(got[1]) != 1 || got[1][0] != "main" {
 			t.Errorf("plain=%v: stacks %q, want [] [main] []", plain, got)

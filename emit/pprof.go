@@ -39,7 +39,6 @@ type Profile struct {
 	// locByID caches location's answer for a run of one frame by
 	// parse.Frame.ID (Java tidying aside): most runs are one frame.
 	locByID []locCache
-	plain   bool // tests: the straightforward path only
 }
 
 type locCache struct {
@@ -97,7 +96,7 @@ func (p *Profile) Comm(comm []byte) uint32 {
 // takes its Location from locByID.
 func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
 	ids := p.idsBuf[:0]
-	byID := !p.plain && !java
+	byID := !java
 	start := 0
 	for i := range frames {
 		f := &frames[i]

@@ -23,8 +23,7 @@ type Stacks struct {
 
 	// byID caches frameCache's answer by parse.Frame.ID (Java tidying
 	// aside): an index instead of a key built and looked up per frame.
-	byID  []frameLoc
-	plain bool // tests: the straightforward path only
+	byID []frameLoc
 }
 
 // frameLoc is where a frame's name ids are in frameIDs; n1 is their number
@@ -70,7 +69,7 @@ func (s *Stacks) InternName(name []byte) uint32 {
 // perf prints them). java selects inferno's Java tidying (comm "java").
 func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 	ids := append(s.ids[:0], root)
-	byID := !s.plain && !java
+	byID := !java
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := &frames[i]
 		if byID && f.ID != 0 && int(f.ID) < len(s.byID) {

@@ -1,17 +1,13 @@
 package parse
 
-import (
-	"os"
-	"runtime"
-)
+import "runtime"
 
 // The concurrent reader: with two or more CPUs, a Reader splits and parses
 // lines on a goroutine of its own (the producer, a sequential Reader) while
 // its caller consumes the records, as inferno's multi-threaded collapser
-// does. Records travel in batches that own their bytes; syntax errors
-// travel in the same batches at their place among the records, so that
-// OnError, Skipped, Errors and Lines say on the caller's side exactly what
-// the sequential reader says after the same Scan.
+// does. Records travel in batches that own their bytes; syntax errors are
+// records too, so that Skipped, Errors and Lines say on the caller's side
+// exactly what the sequential reader says after the same Scan.
 
 // batchBytes and batchRecords bound a batch; batchesInFlight is how many
 // the producer may fill ahead of the consumer.
@@ -22,15 +18,9 @@ const (
 	batchFrames     = 16 << 10 // initial capacity: growing from nil costs more than the parse
 )
 
-type batchError struct {
-	at int // index of the record it came before (len(recs): after all)
-	e  *SyntaxError
-}
-
 type batch struct {
 	recs   []Record
 	lines  []int // Lines() after each record
-	errs   []batchError
 	arena  []byte
 	frames []Frame    // frames not in the table
 	refs   []uint32   // the samples' frames: table IDs, or localRef|index into frames
@@ -45,7 +35,6 @@ type batch struct {
 func (b *batch) reset() {
 	b.recs = b.recs[:0]
 	b.lines = b.lines[:0]
-	b.errs = b.errs[:0]
 	b.arena = b.arena[:0]
 	b.frames = b.frames[:0]
 	b.refs = b.refs[:0]
@@ -62,17 +51,14 @@ type concState struct {
 	started bool
 	cur     *batch
 	next    int // index of the next record of cur
-	nextErr int // index of the next error of cur
 	ended   bool
 	tab     *frameTable // the producer's (read only here)
 	buf     []Frame
 }
 
 // concurrentDefault says whether NewReader parses on its own goroutine:
-// with two CPUs or more, unless WALLFOLD_SEQUENTIAL=1 (for measuring).
-func concurrentDefault() bool {
-	return runtime.GOMAXPROCS(0) > 1 && os.Getenv("WALLFOLD_SEQUENTIAL") != "1"
-}
+// with two CPUs or more.
+func concurrentDefault() bool { return runtime.GOMAXPROCS(0) > 1 }
 
 // scanConc is Scan for a concurrent Reader.
 func (r *Reader) scanConc() bool {
@@ -86,15 +72,14 @@ func (r *Reader) scanConc() bool {
 	for {
 		b := c.cur
 		if b != nil {
-			for c.nextErr < len(b.errs) && b.errs[c.nextErr].at <= c.next {
-				r.replayError(b.errs[c.nextErr].e)
-				c.nextErr++
-			}
 			if c.next < len(b.recs) {
 				r.lineNo = b.lines[c.next]
 				r.rec = b.recs[c.next]
-				if r.rec.Kind == KindSample {
+				switch r.rec.Kind {
+				case KindSample:
 					r.rec.Frames = c.frames(b, b.spans[c.next])
+				case KindError:
+					r.countError(r.rec.Err)
 				}
 				c.next++
 				return true
@@ -113,7 +98,7 @@ func (r *Reader) scanConc() bool {
 			c.free <- b
 		}
 		c.cur = <-c.full
-		c.next, c.nextErr = 0, 0
+		c.next = 0
 	}
 }
 
@@ -131,16 +116,6 @@ func (c *concState) frames(b *batch, span [2]int32) []Frame {
 	}
 	c.buf = fs
 	return fs[:len(fs):len(fs)]
-}
-
-func (r *Reader) replayError(e *SyntaxError) {
-	r.skipped++
-	if len(r.errs) < MaxKeptErrors {
-		r.errs = append(r.errs, e)
-	}
-	if r.OnError != nil {
-		r.OnError(e)
-	}
 }
 
 // start launches the producer. It holds no reference to r, so that a
@@ -182,10 +157,7 @@ func produce(src *Reader, full, free chan *batch, done chan struct{}) {
 		return
 	}
 	src.arena, src.frames, src.refs = b.arena, b.frames, b.refs
-	src.OnError = func(e *SyntaxError) {
-		b.errs = append(b.errs, batchError{len(b.recs), e})
-	}
-	for src.Scan() {
+	for src.scan() {
 		b.add(src)
 		if len(b.recs) >= batchRecords || len(src.arena) >= batchBytes {
 			b.arena, b.frames, b.refs = src.arena, src.frames, src.refs

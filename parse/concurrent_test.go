@@ -47,7 +47,7 @@ func readTestFile(t testing.TB, path string) []byte {
 }
 
 // transcript reads data and writes down everything a caller can see:
-// each record in full, Lines() after it, each OnError in its place, and
+// each record in full, Lines() after it, each error in its place, and
 // the end state.
 func transcript(data []byte, concurrent bool) string {
 	return transcriptWith(data, concurrent, maxTableLines, nil)
@@ -59,12 +59,15 @@ func transcriptWith(data []byte, concurrent bool, maxLines int, frame func(Frame
 	var b strings.Builder
 	r := newReader(bytes.NewReader(data), "f", concurrent)
 	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
-	r.OnError = func(e *SyntaxError) { fmt.Fprintf(&b, "error %v %q\n", e, e.Text) }
 	for r.Scan() {
 		x := r.Record()
-		fmt.Fprintf(&b, "%d %v %d %q %d %d %d %d %v %d %v %q %q %v %v %d %d %d %d %q %d\n",
+		if x.Kind == KindError {
+			fmt.Fprintf(&b, "error %v %q\n", x.Err, x.Err.Text)
+			continue
+		}
+		fmt.Fprintf(&b, "%d %v %d %q %d %d %d %d %v %d %v %q %q %v %v %d %d %d %d %d %d %q %d\n",
 			r.Lines(), x.Kind, x.Line, x.Comm, x.PID, x.TID, x.CPU, x.Time, x.HasTime, x.Period, x.HasPeriod,
-			x.Event, x.Payload, x.Out, x.Preempt, x.OtherPID, x.OtherTID, x.ParentPID, x.ParentTID, x.NewComm, x.Lost)
+			x.Event, x.Payload, x.Out, x.Preempt, x.SubjectPID, x.SubjectTID, x.ParentPID, x.ParentTID, x.PeerPID, x.PeerTID, x.NewComm, x.Lost)
 		for _, f := range x.Frames {
 			fmt.Fprintf(&b, "\t%q %q %q %q %v\n", f.Addr, f.Sym, f.Off, f.DSO, f.Inlined)
 			if frame != nil {

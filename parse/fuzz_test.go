@@ -30,8 +30,11 @@ func FuzzReader(f *testing.F) {
 		for r.Scan() {
 			rec := r.Record()
 			n++
-			if rec.Kind > parse.KindLost {
-				t.Fatalf("kind %d", rec.Kind)
+			if rec.Kind > parse.KindError || (rec.Kind == parse.KindError) != (rec.Err != nil) {
+				t.Fatalf("kind %d, error %v", rec.Kind, rec.Err)
+			}
+			if rec.Kind == parse.KindError && rec.Line != rec.Err.Line {
+				t.Fatalf("error record at line %d for an error at line %d", rec.Line, rec.Err.Line)
 			}
 			if rec.Line < 1 || rec.Line > r.Lines() {
 				t.Fatalf("record line %d of %d", rec.Line, r.Lines())

@@ -285,8 +285,8 @@ func parseSideband(rec *Record, s []byte) bool {
 			return false
 		}
 		var ok1, ok2 bool
-		rec.OtherPID, ok1 = pidNum(w[:j])
-		rec.OtherTID, ok2 = pidNum(bytes.TrimSpace(w[j+1:]))
+		rec.PeerPID, ok1 = pidNum(w[:j])
+		rec.PeerTID, ok2 = pidNum(bytes.TrimSpace(w[j+1:]))
 		return ok1 && ok2
 	case bytes.HasPrefix(s, []byte("SWITCH")):
 		rec.Kind = KindSwitch
@@ -306,7 +306,7 @@ func parseSideband(rec *Record, s []byte) bool {
 			rec.Kind = KindExit
 		}
 		var ok bool
-		rec.OtherPID, rec.OtherTID, s, ok = pair(s[len("FORK"):])
+		rec.SubjectPID, rec.SubjectTID, s, ok = pair(s[len("FORK"):])
 		if !ok {
 			return false
 		}
@@ -331,8 +331,8 @@ func parseSideband(rec *Record, s []byte) bool {
 			return false
 		}
 		var ok1, ok2 bool
-		rec.OtherPID, ok1 = atoi(w[:k])
-		rec.OtherTID, ok2 = atoi(w[k+1:])
+		rec.SubjectPID, ok1 = atoi(w[:k])
+		rec.SubjectTID, ok2 = atoi(w[k+1:])
 		return ok1 && ok2
 	case bytes.HasPrefix(s, []byte("LOST ")) || bytes.Equal(s, []byte("LOST")):
 		rec.Kind = KindLost

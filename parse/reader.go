@@ -7,8 +7,9 @@ import (
 	"io"
 )
 
-// SyntaxError is a line the Reader could not understand. The line is
-// skipped (with the sample it belonged to) and reading goes on.
+// SyntaxError is a line the Reader could not understand. Scan returns it
+// in its place as a KindError record; the line is skipped (with the
+// sample it belonged to) and reading goes on.
 type SyntaxError struct {
 	FileName string
 	Line     int
@@ -34,8 +35,8 @@ const MaxKeptErrors = 5
 //	}
 //	if err := r.Err(); err != nil { ... }
 //
-// Bad lines are skipped and counted (see Skipped, Errors); they do not stop
-// the scan. Lines may be of any length.
+// Bad lines come as KindError records, and are counted (see Skipped,
+// Errors); they do not stop the scan. Lines may be of any length.
 type Reader struct {
 	br       *bufio.Reader
 	fileName string
@@ -64,9 +65,7 @@ type Reader struct {
 
 	skipped int
 	errs    []*SyntaxError
-
-	// OnError, if set, is called for every syntax error (for --strict).
-	OnError func(*SyntaxError)
+	records int // records other than errors
 
 	conc *concState // non-nil: parsing happens on a goroutine (concurrent.go)
 
@@ -178,14 +177,18 @@ func (r *Reader) hold(line []byte) {
 	r.hasHeld = true
 }
 
+// syntaxError makes the current record a KindError for line; Scan
+// returns it next.
 func (r *Reader) syntaxError(line []byte, msg string) {
-	r.skipped++
 	e := &SyntaxError{FileName: r.fileName, Line: r.lineNo, Msg: msg, Text: clip(line)}
+	r.rec = Record{Kind: KindError, Line: r.lineNo, Err: e}
+	r.countError(e)
+}
+
+func (r *Reader) countError(e *SyntaxError) {
+	r.skipped++
 	if len(r.errs) < MaxKeptErrors {
 		r.errs = append(r.errs, e)
-	}
-	if r.OnError != nil {
-		r.OnError(e)
 	}
 }
 
@@ -200,9 +203,19 @@ func clip(b []byte) string {
 // Scan advances to the next record. It returns false at the end of input
 // or on an I/O error (see Err).
 func (r *Reader) Scan() bool {
+	var ok bool
 	if r.conc != nil {
-		return r.scanConc()
+		ok = r.scanConc()
+	} else {
+		ok = r.scan()
 	}
+	if ok && r.rec.Kind != KindError {
+		r.records++
+	}
+	return ok
+}
+
+func (r *Reader) scan() bool {
 	for {
 		line, ok := r.nextLine()
 		if !ok {
@@ -244,13 +257,15 @@ func (r *Reader) Scan() bool {
 			if r.sampleBad {
 				continue
 			}
-			r.stackLine(line)
+			if r.stackLine(line) {
+				return true // an error
+			}
 			continue
 		}
 		if r.inSample && isBareFrame(line) {
 			// perf 3.2 printed stack lines without leading whitespace.
-			if !r.sampleBad {
-				r.stackLine(line)
+			if !r.sampleBad && r.stackLine(line) {
+				return true
 			}
 			continue
 		}
@@ -266,7 +281,7 @@ func (r *Reader) Scan() bool {
 		}
 		if line[0] == '\t' {
 			r.syntaxError(line, "stack line outside a sample (expected a sample header \"COMM TID TIME: PERIOD EVENT:\")")
-			continue
+			return true
 		}
 		if r.header(line) {
 			return true
@@ -319,7 +334,8 @@ func isBlank(line []byte) bool {
 }
 
 // header parses a non-indented line. It returns true when a complete
-// side-band record is ready; a sample header starts a sample instead.
+// side-band record (or an error) is ready; a sample header starts a
+// sample instead.
 func (r *Reader) header(line []byte) bool {
 	lineNo := r.lineNo
 	// Parsed where it lies (in the read buffer, hot); what a record keeps
@@ -327,7 +343,7 @@ func (r *Reader) header(line []byte) bool {
 	h, ok := parseHeader(line)
 	if !ok {
 		r.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
-		return false
+		return true
 	}
 	if !r.keep {
 		r.arena = r.arena[:0]
@@ -340,7 +356,7 @@ func (r *Reader) header(line []byte) bool {
 	if h.sideband != nil {
 		if !parseSideband(rec, h.sideband) {
 			r.syntaxError(line, "unrecognised PERF_RECORD_ line")
-			return false
+			return true
 		}
 		if r.keep {
 			// Else the line outlives the record: Scan returns now.
@@ -364,6 +380,11 @@ func (r *Reader) header(line []byte) bool {
 	}
 	r.inSample = true
 	r.sampleBad = false
+	if h.hasPeriod && h.period > MaxPeriod {
+		r.sampleBad = true
+		r.syntaxError(line, fmt.Sprintf("absurd period %d (over 2^40): a corrupt line; its sample is dropped", h.period))
+		return true
+	}
 	if len(h.rest) > 0 {
 		// Recorded without -g: the only frame is on the header line.
 		if f, ok := parseFrame(h.rest); ok {
@@ -375,7 +396,9 @@ func (r *Reader) header(line []byte) bool {
 	return false
 }
 
-func (r *Reader) stackLine(line []byte) {
+// stackLine adds a frame to the sample; it returns true when the line is
+// bad (the current record is then the error).
+func (r *Reader) stackLine(line []byte) bool {
 	t := r.tab
 	id, ok := t.ids[string(line)]
 	if !ok && t.takes(line) {
@@ -398,6 +421,7 @@ func (r *Reader) stackLine(line []byte) {
 		case badID:
 			r.syntaxError(line, badStackLine)
 			r.sampleBad = true
+			return true
 		default:
 			if r.keep {
 				r.refs = append(r.refs, id)
@@ -406,7 +430,7 @@ func (r *Reader) stackLine(line []byte) {
 				t.frame(&r.frames[len(r.frames)-1], id)
 			}
 		}
-		return
+		return false
 	}
 	// Not in the table (full, or a huge line): parsed from a copy.
 	start := len(r.arena)
@@ -417,10 +441,12 @@ func (r *Reader) stackLine(line []byte) {
 		if !isContinuation(line) {
 			r.syntaxError(line, badStackLine)
 			r.sampleBad = true
+			return true
 		}
-		return
+		return false
 	}
 	r.addFrame(f)
+	return false
 }
 
 // addFrame appends a frame that is not in the table.

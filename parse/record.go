@@ -1,8 +1,12 @@
-// Package parse reads the text that `perf script` prints and turns it into
-// a stream of records, one at a time, reusing its buffers.
+// Package parse owns the text that `perf script` prints: it turns it into
+// a stream of records, one at a time, reusing its buffers, with syntax
+// errors in their place in the stream. It also knows perf's event names
+// and modifiers, which events are clocks, which periods are absurd, and
+// whether an input is perf script text at all (or folded stacks, or a
+// perf.data file).
 //
-// It knows the text format and nothing else: no threads, no parallelism,
-// no output formats.
+// It must not know threads, parallelism or output formats: it imports
+// nothing of the module.
 package parse
 
 // Kind says what a Record is.
@@ -18,7 +22,7 @@ const (
 	// goes in or out.
 	KindSwitch
 	// KindSwitchCPUWide is PERF_RECORD_SWITCH_CPU_WIDE: the line's thread
-	// goes in or out on its CPU; OtherPID/OtherTID name the previous (IN) or
+	// goes in or out on its CPU; PeerPID/PeerTID name the previous (IN) or
 	// next (OUT) task on that CPU.
 	KindSwitchCPUWide
 	// KindFork is PERF_RECORD_FORK(pid:tid):(ppid:ptid).
@@ -29,9 +33,13 @@ const (
 	KindComm
 	// KindLost is PERF_RECORD_LOST: records were dropped by the kernel.
 	KindLost
+	// KindError is a line the Reader could not understand (Record.Err),
+	// in its place in the stream; the line is skipped, and with it the
+	// sample it belonged to.
+	KindError
 )
 
-var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost"}
+var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost", "error"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -82,11 +90,15 @@ type Record struct {
 	// Switch records.
 	Out     bool // SWITCH OUT (else IN)
 	Preempt bool // OUT preempt: the task is still runnable
-	// Fork/Exit: the subject thread and its parent. Switch CPU-wide: the
-	// next (OUT) or previous (IN) task on the CPU. Comm: the renamed thread.
-	OtherPID, OtherTID   int
+	// Fork, Exit: the new or exiting thread; Comm: the renamed thread.
+	SubjectPID, SubjectTID int
+	// Fork, Exit: the subject's parent.
 	ParentPID, ParentTID int
-	NewComm              []byte // Comm record: the new name
+	// Switch CPU-wide: the next (OUT) or previous (IN) task on the CPU.
+	PeerPID, PeerTID int
+	NewComm          []byte // Comm record: the new name
 
 	Lost uint64 // Lost record: number of records lost
+
+	Err *SyntaxError // KindError
 }

@@ -69,7 +69,7 @@ measure() {
 measure "folded" "$bin" -q "$in"
 measure "pprof" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$in"
 echo "pprof output: $(stat -c %s "$tmp/out.pb.gz") bytes gzipped, $(gzip -dc "$tmp/out.pb.gz" | wc -c) bytes of protobuf"
-measure "folded (sequential reader)" env WALLFOLD_SEQUENTIAL=1 "$bin" -q "$in"
+measure "folded (sequential reader: stdin)" sh -c "\"$bin\" -q < \"$in\""
 if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
 	measure "stackcollapse-perf.pl" stackcollapse-perf.pl "$in"
 else

@@ -1,80 +1,63 @@
-package state_test
+package state
 
-import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"testing"
+import "testing"
 
-	"github.com/wallfold/wallfold/parse"
-	"github.com/wallfold/wallfold/state"
-)
-
-// rec is a record reduced to what the tracker needs.
-type rec struct {
-	kind       parse.Kind
-	out        bool
-	time       int64
-	pid, tid   int
-	cpu        int
-	opid, otid int
-	period     uint64
-}
-
-// benchRecords parses testdata/traces/phases.txt repeated to about 8 MB
-// (so that MB/s compare with the reader's and the pipeline's) once, and
-// returns its records and its size.
-func benchRecords(b *testing.B) ([]rec, int) {
-	b.Helper()
-	one, err := os.ReadFile(filepath.Join("..", "testdata", "traces", "phases.txt"))
-	if err != nil {
-		b.Fatal(err)
+// benchEvents is a per-task trace of 8 threads of one process sharing 2
+// CPUs: each runs 3 ms at a time (a SWITCH IN, a sample per ms, a SWITCH
+// OUT), about n events in all, with FORKs and EXITs at the ends.
+func benchEvents(n int) []Event {
+	const period = 1001001
+	var evs []Event
+	for tid := 101; tid <= 108; tid++ {
+		evs = append(evs, Event{Kind: KindFork, PID: 100, TID: tid})
 	}
-	var buf bytes.Buffer
-	for buf.Len() < 8<<20 {
-		buf.Write(one)
-	}
-	r := parse.NewReader(bytes.NewReader(buf.Bytes()), "bench")
-	var recs []rec
-	for r.Scan() {
-		x := r.Record()
-		recs = append(recs, rec{x.Kind, x.Out, x.Time, x.PID, x.TID, x.CPU, x.OtherPID, x.OtherTID, x.Period})
-	}
-	return recs, buf.Len()
-}
-
-// BenchmarkTracker is the state machine alone over a real trace's records
-// (per-task, workload scope, time-based silence limit).
-func BenchmarkTracker(b *testing.B) {
-	recs, size := benchRecords(b)
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		released := 0
-		t := state.New(state.Config{Scope: state.Workload, Gap: 3 * 1001001}, func(s state.Sample, par int) { released++ })
-		for j := range recs {
-			x := &recs[j]
-			switch x.kind {
-			case parse.KindSample:
-				t.Sample(state.Sample{Time: x.time, PID: x.pid, TID: x.tid, CPU: x.cpu, Period: x.period, Ref: j})
-			case parse.KindSwitch:
-				t.Switch(x.time, x.pid, x.tid, x.cpu, x.out)
-			case parse.KindSwitchCPUWide:
-				t.SwitchCPUWide(x.time, x.pid, x.tid, x.cpu, x.out, x.opid, x.otid)
-			case parse.KindFork:
-				t.Fork(x.time, x.opid, x.otid)
-			case parse.KindExit:
-				t.Exit(x.time, x.opid, x.otid)
-			case parse.KindComm:
-				t.Comm(x.time, x.opid, x.otid)
-			default:
-				t.Tick(x.time)
+	now := int64(1e9)
+	ref := 0
+	for len(evs) < n {
+		for slot := 0; slot < 4; slot++ {
+			a, b := 101+2*slot, 102+2*slot
+			evs = append(evs, Event{Kind: KindSwitch, Time: now, PID: 100, TID: a, CPU: -1},
+				Event{Kind: KindSwitch, Time: now + 1000, PID: 100, TID: b, CPU: -1})
+			for i := int64(1); i <= 3; i++ {
+				for _, tid := range []int{a, b} {
+					ref++
+					evs = append(evs, Event{Kind: KindSample, Clock: true, HasPeriod: true, HasTime: true,
+						Time: now + i*period + int64(tid), PID: 100, TID: tid, CPU: -1, Period: period, Ref: ref})
+				}
 			}
+			now += 3*period + 2000
+			evs = append(evs, Event{Kind: KindSwitch, Out: true, Time: now, PID: 100, TID: a, CPU: -1},
+				Event{Kind: KindSwitch, Out: true, Time: now + 1000, PID: 100, TID: b, CPU: -1})
 		}
-		t.Flush()
-		if released == 0 {
-			b.Fatal("nothing released")
-		}
+	}
+	for tid := 101; tid <= 108; tid++ {
+		evs = append(evs, Event{Kind: KindExit, Time: now, PID: 100, TID: tid})
+	}
+	return evs
+}
+
+// BenchmarkModel is the model alone, per event (a record of perf script
+// text is about 100 bytes in a per-task trace with -g: divide by that to
+// compare with the reader's MB/s).
+func BenchmarkModel(b *testing.B) {
+	for _, scope := range []Scope{Auto, Process} {
+		b.Run(scope.String(), func(b *testing.B) {
+			evs := benchEvents(100000)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m := NewModel(scope)
+				released := 0
+				for j := range evs {
+					m.Add(evs[j])
+					released += len(m.Ready())
+				}
+				released += len(m.Close())
+				if released == 0 {
+					b.Fatal("nothing released")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+		})
 	}
 }

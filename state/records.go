@@ -1,10 +1,10 @@
 package state
 
-// This file holds the Tracker's inputs, one method per record kind.
+// This file holds the tracker's inputs: add, and one method per kind.
 
-// Sample gives the tracker a sample; it is released (with its
+// addSample gives the tracker a sample; it is released (with its
 // parallelism) once every thread's state around it is decided.
-func (t *Tracker) Sample(s Sample) {
+func (t *tracker) addSample(s sample) {
 	t.stats.Samples++
 	// The clock moves first: gaps overdue at this moment are decided
 	// before this sign of life counts.
@@ -43,8 +43,8 @@ func (t *Tracker) Sample(s Sample) {
 	t.drain(g)
 }
 
-// Switch is a per-task PERF_RECORD_SWITCH of the line's own thread.
-func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
+// switchTask is a per-task PERF_RECORD_SWITCH of the line's own thread.
+func (t *tracker) switchTask(now int64, pid, tid, cpu int, out bool) {
 	t.stats.Switches++
 	t.advance(now)
 	if tid == 0 {
@@ -75,13 +75,13 @@ func (t *Tracker) Switch(now int64, pid, tid, cpu int, out bool) {
 	t.drain(th.g)
 }
 
-// SwitchCPUWide is a PERF_RECORD_SWITCH_CPU_WIDE on cpu: the line's thread
+// switchCPUWide is a PERF_RECORD_SWITCH_CPU_WIDE on cpu: the line's thread
 // goes out (other = the next task) or in (other = the previous task).
-func (t *Tracker) SwitchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID, otherTID int) {
+func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID, otherTID int) {
 	t.stats.CPUWide++
 	t.learn(otherPID, otherTID)
 	if tid != 0 {
-		t.Switch(now, pid, tid, cpu, out)
+		t.switchTask(now, pid, tid, cpu, out)
 		return
 	}
 	t.stats.Switches++
@@ -96,9 +96,9 @@ func (t *Tracker) SwitchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID
 	}
 }
 
-// Fork notes a new thread (pid:tid); it runs once it is switched in or
+// fork notes a new thread (pid:tid); it runs once it is switched in or
 // sampled.
-func (t *Tracker) Fork(now int64, pid, tid int) {
+func (t *tracker) fork(now int64, pid, tid int) {
 	t.stats.TaskEvents++
 	t.advance(now)
 	if old := t.threads[tid]; old != nil {
@@ -113,8 +113,8 @@ func (t *Tracker) Fork(now int64, pid, tid int) {
 	t.learn(pid, tid)
 }
 
-// Exit ends a thread: the kernel writes no SWITCH OUT for it.
-func (t *Tracker) Exit(now int64, pid, tid int) {
+// exit ends a thread: the kernel writes no SWITCH OUT for it.
+func (t *tracker) exit(now int64, pid, tid int) {
 	t.stats.TaskEvents++
 	t.stats.Exits++
 	t.advance(now)
@@ -126,16 +126,16 @@ func (t *Tracker) Exit(now int64, pid, tid int) {
 	}
 }
 
-// Comm notes a PERF_RECORD_COMM (a task event: it tells that task events
+// comm notes a PERF_RECORD_COMM (a task event: it tells that task events
 // were recorded).
-func (t *Tracker) Comm(now int64, pid, tid int) {
+func (t *tracker) comm(now int64, pid, tid int) {
 	t.stats.TaskEvents++
 	t.advance(now)
 	t.learn(pid, tid)
 }
 
-// Lost notes a PERF_RECORD_LOST of n records.
-func (t *Tracker) Lost(now int64, n uint64) {
+// lost notes a PERF_RECORD_LOST of n records.
+func (t *tracker) lost(now int64, n uint64) {
 	if t.stats.LostEvents == 0 {
 		t.stats.FirstLostAt = now
 	}
@@ -144,12 +144,12 @@ func (t *Tracker) Lost(now int64, n uint64) {
 	t.advance(now)
 }
 
-// Tick advances the clock for a record that carries nothing else.
-func (t *Tracker) Tick(now int64) { t.advance(now) }
+// tick advances the clock for a record that carries nothing else.
+func (t *tracker) tick(now int64) { t.advance(now) }
 
-// Flush ends the trace: open gaps end at their last sign (nothing more is
+// flush ends the trace: open gaps end at their last sign (nothing more is
 // known), and every waiting sample is released.
-func (t *Tracker) Flush() {
+func (t *tracker) flush() {
 	for _, o := range t.exp[t.ehead:] {
 		if o.th.segOpen && o.th.segGen == o.gen {
 			o.th.segOpen = false
@@ -162,13 +162,24 @@ func (t *Tracker) Flush() {
 	}
 }
 
-// Hint tells the tracker early that tid belongs to pid, before the
-// records that involve tid are given (the caller may look ahead).
-func (t *Tracker) Hint(pid, tid int) { t.learn(pid, tid) }
-
-// PIDOf returns the process of tid when it is known (from a pid/tid
-// column, FORK, EXIT or COMM records, or CPU-wide switch records).
-func (t *Tracker) PIDOf(tid int) (int, bool) {
-	pid, ok := t.pidOf[tid]
-	return pid, ok
+// add dispatches an event to its input.
+func (t *tracker) add(e Event) {
+	switch e.Kind {
+	case KindSample:
+		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})
+	case KindSwitch:
+		t.switchTask(e.Time, e.PID, e.TID, e.CPU, e.Out)
+	case KindSwitchCPUWide:
+		t.switchCPUWide(e.Time, e.PID, e.TID, e.CPU, e.Out, e.PeerPID, e.PeerTID)
+	case KindFork:
+		t.fork(e.Time, e.PID, e.TID)
+	case KindExit:
+		t.exit(e.Time, e.PID, e.TID)
+	case KindComm:
+		t.comm(e.Time, e.PID, e.TID)
+	case KindLost:
+		t.lost(e.Time, e.Lost)
+	default:
+		t.tick(e.Time)
+	}
 }

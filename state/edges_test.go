@@ -1,7 +1,7 @@
 package state
 
-// Review tests: sequences of records whose parallelism is worked out by
-// hand. Tests marked "// BUG:" fail on purpose and show a defect.
+// The tracker's edge cases (found in review): sequences of records whose
+// parallelism is worked out by hand.
 
 import (
 	"runtime"
@@ -43,11 +43,11 @@ func alternate(start int64, n, ref0 int) []op {
 // current record's time (t.now = now, accepting that exp is then only
 // roughly ordered), or treat a jump larger than some bound (e.g. 1000 gaps)
 // as a discontinuity: reset t.now to the new time.
-func TestReviewTimeJumpPoisonsRest(t *testing.T) {
+func TestTrackerTimeJumpPoisonsRest(t *testing.T) {
 	ops := alternate(1*ms, 5, 1)
 	ops = append(ops, smp(1_000_000*ms, 100, 101, 100)) // one wild timestamp
 	ops = append(ops, alternate(7*ms, 10, 200)...)
-	got := run(t, Config{Gap: 3 * ms}, ops)
+	got := run(t, config{Gap: 3 * ms}, ops)
 	want := map[int]int{}
 	for r := 201; r < 219; r++ {
 		want[r] = 2
@@ -56,20 +56,20 @@ func TestReviewTimeJumpPoisonsRest(t *testing.T) {
 }
 
 // Time going backwards by less than the gap does no harm.
-func TestReviewSmallBackwardsStep(t *testing.T) {
+func TestTrackerSmallBackwardsStep(t *testing.T) {
 	ops := []op{
 		smp(1*ms, 100, 101, 1), smp(1500_000, 100, 102, 2),
 		smp(2*ms, 100, 101, 3), smp(1900_000, 100, 102, 4), // 0.1 ms back
 		smp(3*ms, 100, 101, 5), smp(3500_000, 100, 102, 6),
 		smp(4*ms, 100, 101, 7),
 	}
-	got := run(t, Config{Gap: 3 * ms}, ops)
+	got := run(t, config{Gap: 3 * ms}, ops)
 	checkPar(t, got, map[int]int{2: 2, 3: 2, 4: 2, 5: 2, 6: 2})
 }
 
 // FORK of a tid that is still taken as running (its EXIT was lost): the
 // old thread stops at the FORK, the new one runs from its first sign.
-func TestReviewForkOfReusedTid(t *testing.T) {
+func TestTrackerForkOfReusedTid(t *testing.T) {
 	ops := []op{
 		smp(1*ms, 100, 101, 1),
 		smp(2*ms, 100, 102, 2), smp(3*ms, 100, 102, 3),
@@ -82,7 +82,7 @@ func TestReviewForkOfReusedTid(t *testing.T) {
 	// at 2 and 3 get 2; at 4 nothing else runs: 1; new 101 at 5 sees 102
 	// (4..6 ms): 2; 102 at 6: 101's last sign is 5, nothing after: 1.
 	for _, sc := range []Scope{Workload, Process} {
-		got := run(t, Config{Scope: sc, Gap: 3 * ms}, ops)
+		got := run(t, config{Scope: sc, Gap: 3 * ms}, ops)
 		want := map[int]int{1: 1, 2: 2, 3: 2, 4: 1, 5: 2, 6: 1}
 		if sc == Process {
 			// New 101 is in process 300, alone.
@@ -93,7 +93,7 @@ func TestReviewForkOfReusedTid(t *testing.T) {
 }
 
 // A tid that reappears after EXIT (no FORK seen) starts afresh.
-func TestReviewTidAfterExit(t *testing.T) {
+func TestTrackerTidAfterExit(t *testing.T) {
 	ops := []op{
 		smp(1*ms, 100, 101, 1), smp(1500_000, 100, 102, 2),
 		exit(1700_000, 100, 101),
@@ -104,14 +104,14 @@ func TestReviewTidAfterExit(t *testing.T) {
 	// 101 runs 1..1.7 ms (covers 102's sample at 1.5: 2), not at 2 or 3
 	// ms; it runs again from 3.2 ms (its next sign is the trace's end, so
 	// only its own sample counts it).
-	got := run(t, Config{Gap: 3 * ms}, ops)
+	got := run(t, config{Gap: 3 * ms}, ops)
 	checkPar(t, got, map[int]int{1: 1, 2: 2, 3: 1, 4: 1, 5: 2, 6: 1})
 }
 
 // Records-only mode (Gap 0): a thread whose process is learnt late moves
 // with its committed +1: it counts in its own group until the move, then
 // in its process's group until its OUT.
-func TestReviewMoveCommittedThread(t *testing.T) {
+func TestTrackerMoveCommittedThread(t *testing.T) {
 	ops := []op{
 		in(1*ms, -1, 101), // process unknown: its own group 101
 		smp(2*ms, 100, 102, 1), smp(3*ms, 100, 102, 2),
@@ -120,42 +120,42 @@ func TestReviewMoveCommittedThread(t *testing.T) {
 		out(7*ms, -1, 101),
 		smp(8*ms, 100, 102, 5),
 	}
-	got := run(t, Config{Scope: Process, Gap: 0}, ops)
+	got := run(t, config{Scope: Process, Gap: 0}, ops)
 	checkPar(t, got, map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1})
-	got = run(t, Config{Scope: Workload, Gap: 0}, ops)
+	got = run(t, config{Scope: Workload, Gap: 0}, ops)
 	checkPar(t, got, map[int]int{1: 2, 2: 2, 3: 2, 4: 2, 5: 1})
 }
 
 // SetGap(0) after records arrived with the gap unknown commits the open
 // gaps: a thread switched in before the first sample counts until its OUT.
-func TestReviewSetGapZeroLate(t *testing.T) {
+func TestTrackerSetGapZeroLate(t *testing.T) {
 	ops := []op{
 		in(1*ms, 100, 101),
 		smp(2*ms, 100, 102, 1),
-		{kind: 'g', gap: 0},
+		{setGap: true, gap: 0},
 		smp(100*ms, 100, 102, 2),
 		out(200*ms, 100, 101),
 		smp(300*ms, 100, 102, 3),
 	}
-	got := run(t, Config{Gap: -1}, ops)
+	got := run(t, config{Gap: -1}, ops)
 	checkPar(t, got, map[int]int{1: 2, 2: 2, 3: 1})
 }
 
 // ":-1/-1 ... SWITCH OUT" on a CPU and the idle task coming in (CPU-wide)
 // both take the CPU's thread off it.
-func TestReviewCPULeftByUnnamedOrIdle(t *testing.T) {
+func TestTrackerCPULeftByUnnamedOrIdle(t *testing.T) {
 	for name, leave := range map[string]op{
-		"tid -1 OUT": {kind: 'o', at: 3500_000, pid: -1, tid: -1, cpu: 0, out: true},
+		"tid -1 OUT": outCPU(3500_000, -1, -1, 0),
 		"idle IN":    wide(3500_000, 0, 0, 0, false, 100, 101),
 	} {
 		t.Run(name, func(t *testing.T) {
 			ops := []op{
-				{kind: 'i', at: 1 * ms, pid: 100, tid: 101, cpu: 0},
+				inCPU(1*ms, 100, 101, 0),
 				smpCPU(2*ms, 100, 102, 1, 1), smpCPU(3*ms, 100, 102, 1, 2),
 				leave,
 				smpCPU(4*ms, 100, 102, 1, 3), smpCPU(5*ms, 100, 102, 1, 4),
 			}
-			got := run(t, Config{Gap: 3 * ms}, ops)
+			got := run(t, config{Gap: 3 * ms}, ops)
 			checkPar(t, got, map[int]int{1: 2, 2: 2, 3: 1})
 		})
 	}
@@ -163,14 +163,14 @@ func TestReviewCPULeftByUnnamedOrIdle(t *testing.T) {
 
 // A tid -1 sample counts alone and an idle one gets 0, released at once,
 // without holding or disturbing the others.
-func TestReviewTidMinusOneSample(t *testing.T) {
+func TestTrackerTidMinusOneSample(t *testing.T) {
 	ops := []op{
 		smp(1*ms, 100, 101, 1), smp(1500_000, 100, 102, 2),
 		smp(1600_000, -1, -1, 3),
 		smpCPU(1700_000, 0, 0, 0, 4),
 		smp(2*ms, 100, 101, 5), smp(2500_000, 100, 102, 6),
 	}
-	got := run(t, Config{Gap: 3 * ms}, ops)
+	got := run(t, config{Gap: 3 * ms}, ops)
 	checkPar(t, got, map[int]int{1: 1, 2: 2, 3: 1, 4: 0, 5: 2, 6: 1})
 }
 
@@ -188,16 +188,16 @@ func TestReviewTidMinusOneSample(t *testing.T) {
 // look-ahead, for PIDOf at release) has passed and the tid was not
 // reused, delete threads[tid] and pidOf[tid], and delete a group whose
 // queue is empty and that has no live thread.
-func TestReviewMemoryExitedThreads(t *testing.T) {
+func TestTrackerMemoryExitedThreads(t *testing.T) {
 	for _, sc := range []Scope{Workload, Process} {
-		tr := New(Config{Scope: sc, Gap: 3 * ms}, func(Sample, int) {})
+		tr := newTracker(config{Scope: sc, Gap: 3 * ms}, func(sample, int) {})
 		feed := func(from, n int) {
 			for i := from; i < from+n; i++ {
 				now := int64(i) * ms
 				tid := 1000 + i
-				tr.Fork(now, tid, tid)
-				tr.Sample(Sample{Time: now + 1, PID: tid, TID: tid, CPU: -1, Period: 1e6, Ref: i})
-				tr.Exit(now+2, tid, tid)
+				tr.fork(now, tid, tid)
+				tr.addSample(sample{Time: now + 1, PID: tid, TID: tid, CPU: -1, Period: 1e6, Ref: i})
+				tr.exit(now+2, tid, tid)
 			}
 		}
 		var m0, m1 runtime.MemStats

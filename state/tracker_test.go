@@ -7,72 +7,63 @@ import (
 
 const ms = int64(1e6)
 
-// op is one tracker input.
+// op is one tracker input: an event, or (setGap) the silence limit
+// learnt late.
 type op struct {
-	kind     byte // 's' sample, 'i' switch in, 'o' switch out, 'w' cpu-wide, 'f' fork, 'x' exit, 'c' comm, 'l' lost, 't' tick, 'g' set gap
-	at       int64
-	pid, tid int
-	cpu      int
-	out      bool
-	opid     int // fork/exit pid is pid; cpu-wide other pid/tid
-	otid     int
-	ref      int
-	gap      int64
+	Event
+	setGap bool
+	gap    int64
 }
 
-func smp(at int64, pid, tid, ref int) op {
-	return op{kind: 's', at: at, pid: pid, tid: tid, cpu: -1, ref: ref}
-}
+func smp(at int64, pid, tid, ref int) op { return smpCPU(at, pid, tid, -1, ref) }
 func smpCPU(at int64, pid, tid, cpu, ref int) op {
-	return op{kind: 's', at: at, pid: pid, tid: tid, cpu: cpu, ref: ref}
+	return op{Event: Event{Kind: KindSample, Time: at, PID: pid, TID: tid, CPU: cpu, Period: 1001001, Ref: ref}}
 }
-func in(at int64, pid, tid int) op { return op{kind: 'i', at: at, pid: pid, tid: tid, cpu: -1} }
-func out(at int64, pid, tid int) op {
-	return op{kind: 'o', at: at, pid: pid, tid: tid, cpu: -1, out: true}
+func in(at int64, pid, tid int) op { return inCPU(at, pid, tid, -1) }
+func inCPU(at int64, pid, tid, cpu int) op {
+	return op{Event: Event{Kind: KindSwitch, Time: at, PID: pid, TID: tid, CPU: cpu}}
+}
+func out(at int64, pid, tid int) op { return outCPU(at, pid, tid, -1) }
+func outCPU(at int64, pid, tid, cpu int) op {
+	return op{Event: Event{Kind: KindSwitch, Time: at, PID: pid, TID: tid, CPU: cpu, Out: true}}
 }
 func fork(at int64, pid, tid int) op {
-	return op{kind: 'f', at: at, pid: pid, tid: tid}
+	return op{Event: Event{Kind: KindFork, Time: at, PID: pid, TID: tid}}
 }
-func exit(at int64, pid, tid int) op { return op{kind: 'x', at: at, pid: pid, tid: tid} }
-func wide(at int64, pid, tid, cpu int, isOut bool, opid, otid int) op {
-	return op{kind: 'w', at: at, pid: pid, tid: tid, cpu: cpu, out: isOut, opid: opid, otid: otid}
+func exit(at int64, pid, tid int) op {
+	return op{Event: Event{Kind: KindExit, Time: at, PID: pid, TID: tid}}
+}
+func comm(at int64, pid, tid int) op {
+	return op{Event: Event{Kind: KindComm, Time: at, PID: pid, TID: tid}}
+}
+func lost(at int64) op { return op{Event: Event{Kind: KindLost, Time: at, Lost: 1}} }
+func tick(at int64) op { return op{Event: Event{Kind: KindTick, Time: at}} }
+func wide(at int64, pid, tid, cpu int, isOut bool, peerPID, peerTID int) op {
+	return op{Event: Event{Kind: KindSwitchCPUWide, Time: at, PID: pid, TID: tid, CPU: cpu, Out: isOut, PeerPID: peerPID, PeerTID: peerTID}}
 }
 
 // run feeds ops to a tracker, flushes, and returns each ref's parallelism;
 // it fails the test if a sample is released twice or never.
-func run(t *testing.T, cfg Config, ops []op) map[int]int {
+func run(t *testing.T, cfg config, ops []op) map[int]int {
 	t.Helper()
 	got := map[int]int{}
 	times := map[int]int{}
-	tr := New(cfg, func(s Sample, par int) {
+	tr := newTracker(cfg, func(s sample, par int) {
 		times[s.Ref]++
 		got[s.Ref] = par
 	})
 	samples := 0
 	for _, o := range ops {
-		switch o.kind {
-		case 's':
-			samples++
-			tr.Sample(Sample{Time: o.at, PID: o.pid, TID: o.tid, CPU: o.cpu, Period: 1001001, Ref: o.ref})
-		case 'i', 'o':
-			tr.Switch(o.at, o.pid, o.tid, o.cpu, o.out)
-		case 'w':
-			tr.SwitchCPUWide(o.at, o.pid, o.tid, o.cpu, o.out, o.opid, o.otid)
-		case 'f':
-			tr.Fork(o.at, o.pid, o.tid)
-		case 'x':
-			tr.Exit(o.at, o.pid, o.tid)
-		case 'c':
-			tr.Comm(o.at, o.pid, o.tid)
-		case 'l':
-			tr.Lost(o.at, 1)
-		case 't':
-			tr.Tick(o.at)
-		case 'g':
-			tr.SetGap(o.gap)
+		if o.setGap {
+			tr.setGap(o.gap)
+			continue
 		}
+		if o.Kind == KindSample {
+			samples++
+		}
+		tr.add(o.Event)
 	}
-	tr.Flush()
+	tr.flush()
 	if len(times) != samples {
 		t.Errorf("released %d distinct samples, want %d", len(times), samples)
 	}
@@ -88,20 +79,20 @@ func TestTrackerScenarios(t *testing.T) {
 	gap := 10 * ms
 	tests := []struct {
 		name string
-		cfg  Config
+		cfg  config
 		ops  []op
 		want map[int]int // ref -> parallelism
 	}{
 		{
 			name: "one thread alone",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops:  []op{smp(1*ms, 100, 101, 1), smp(2*ms, 100, 101, 2), smp(3*ms, 100, 101, 3)},
 			want: map[int]int{1: 1, 2: 1, 3: 1},
 		},
 		{
 			// 101 runs from 1 ms, 102 from 1.5 ms; 101's last sign is 3 ms.
 			name: "two threads running together",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smp(1000_000, 100, 101, 1), smp(1500_000, 100, 102, 2),
 				smp(2000_000, 100, 101, 3), smp(2500_000, 100, 102, 4),
@@ -111,7 +102,7 @@ func TestTrackerScenarios(t *testing.T) {
 		},
 		{
 			name: "a thread switched OUT no longer counts",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smp(500_000, 100, 102, 1),
 				smp(1000_000, 100, 101, 2),
@@ -124,7 +115,7 @@ func TestTrackerScenarios(t *testing.T) {
 			// The tracker has no preempt flag: the caller passes OUT preempt
 			// as out=true, and the thread is off the CPU until its IN.
 			name: "OUT preempt counts as not running until IN",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smp(500_000, 100, 102, 1),
 				smp(1000_000, 100, 101, 2),
@@ -139,7 +130,7 @@ func TestTrackerScenarios(t *testing.T) {
 		},
 		{
 			name: "EXIT ends a thread",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smp(500_000, 100, 102, 1),
 				smp(1000_000, 100, 101, 2),
@@ -153,7 +144,7 @@ func TestTrackerScenarios(t *testing.T) {
 			// expires at 6 ms. It is taken as stopped at 1 ms, so 102's
 			// samples before and after 6 ms all get 1.
 			name: "silent after SWITCH IN longer than the gap: stopped at that record",
-			cfg:  Config{Gap: 5 * ms},
+			cfg:  config{Gap: 5 * ms},
 			ops: []op{
 				smp(500_000, 100, 101, 1),
 				in(1*ms, 100, 101),
@@ -167,7 +158,7 @@ func TestTrackerScenarios(t *testing.T) {
 			// Same, but 101 shows up again at 4 ms: the 3 ms silence is
 			// shorter than the gap, so it ran throughout.
 			name: "silence shorter than the gap: running throughout",
-			cfg:  Config{Gap: 5 * ms},
+			cfg:  config{Gap: 5 * ms},
 			ops: []op{
 				in(1*ms, 100, 101),
 				smp(2*ms, 100, 102, 1), smp(3*ms, 100, 102, 2),
@@ -182,7 +173,7 @@ func TestTrackerScenarios(t *testing.T) {
 			// A thread that comes back after a long silence ran neither
 			// during it: the samples in between get 1.
 			name: "silence longer than the gap ended by the thread's own sample",
-			cfg:  Config{Gap: 5 * ms},
+			cfg:  config{Gap: 5 * ms},
 			ops: []op{
 				smp(1*ms, 100, 101, 1),
 				smp(2*ms, 100, 102, 2), smp(4*ms, 100, 102, 3),
@@ -195,7 +186,7 @@ func TestTrackerScenarios(t *testing.T) {
 		},
 		{
 			name: "records only (Gap 0): a silent running thread keeps counting",
-			cfg:  Config{Gap: 0},
+			cfg:  config{Gap: 0},
 			ops: []op{
 				in(1*ms, 100, 101),
 				smp(100*ms, 100, 102, 1), smp(200*ms, 100, 102, 2),
@@ -206,7 +197,7 @@ func TestTrackerScenarios(t *testing.T) {
 		},
 		{
 			name: "records only (Gap 0): sampled threads run until OUT/EXIT",
-			cfg:  Config{Gap: 0},
+			cfg:  config{Gap: 0},
 			ops: []op{
 				smp(1*ms, 100, 101, 1), smp(2*ms, 100, 102, 2), smp(900*ms, 100, 101, 3),
 				exit(950*ms, 100, 102),
@@ -216,7 +207,7 @@ func TestTrackerScenarios(t *testing.T) {
 		},
 		{
 			name: "idle samples (tid 0) get 0 and do not count for others",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smpCPU(1*ms, 100, 101, 0, 1),
 				smpCPU(1500_000, 0, 0, 1, 2),
@@ -228,7 +219,7 @@ func TestTrackerScenarios(t *testing.T) {
 		{
 			// 101 on CPU 0 lost its SWITCH OUT: 102 on CPU 0 takes it over.
 			name: "another thread on the same CPU ends the previous one",
-			cfg:  Config{Gap: gap},
+			cfg:  config{Gap: gap},
 			ops: []op{
 				smpCPU(1*ms, 100, 101, 0, 1),
 				smpCPU(1500_000, 100, 102, 0, 2),
@@ -263,9 +254,9 @@ func TestTrackerProcessScope(t *testing.T) {
 	workload := map[int]int{1: 1, 2: 2, 3: 3, 4: 3, 5: 2, 6: 1}
 	withPID := make([]op, len(samples))
 	for i, s := range samples {
-		s.pid = 100
-		if s.tid == 201 {
-			s.pid = 200
+		s.PID = 100
+		if s.TID == 201 {
+			s.PID = 200
 		}
 		withPID[i] = s
 	}
@@ -285,9 +276,9 @@ func TestTrackerProcessScope(t *testing.T) {
 			wide(300_000, -1, 0, 2, false, 200, 201),
 		},
 		"pid from COMM": {
-			{kind: 'c', at: 100_000, pid: 100, tid: 101},
-			{kind: 'c', at: 200_000, pid: 100, tid: 102},
-			{kind: 'c', at: 300_000, pid: 200, tid: 201},
+			comm(100_000, 100, 101),
+			comm(200_000, 100, 102),
+			comm(300_000, 200, 201),
 		},
 	}
 	for name, pre := range prefixes {
@@ -301,7 +292,7 @@ func TestTrackerProcessScope(t *testing.T) {
 			want  map[int]int
 		}{{Process, process}, {Workload, workload}} {
 			t.Run(name+"/"+sc.scope.String(), func(t *testing.T) {
-				got := run(t, Config{Scope: sc.scope, Gap: 10 * ms}, ops)
+				got := run(t, config{Scope: sc.scope, Gap: 10 * ms}, ops)
 				for ref, w := range sc.want {
 					if got[ref] != w {
 						t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
@@ -324,7 +315,7 @@ func TestTrackerProcessLearntLate(t *testing.T) {
 		smp(3000_000, -1, 101, 5), smp(3200_000, -1, 102, 6),
 	}
 	want := map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 1}
-	got := run(t, Config{Scope: Process, Gap: 10 * ms}, ops)
+	got := run(t, config{Scope: Process, Gap: 10 * ms}, ops)
 	for ref, w := range want {
 		if got[ref] != w {
 			t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
@@ -337,7 +328,7 @@ func TestTrackerProcessLearntLate(t *testing.T) {
 // idle samples get 0, and that parallelism never exceeds the number of
 // threads that exist.
 func TestTrackerReleaseOnce(t *testing.T) {
-	for _, cfg := range []Config{
+	for _, cfg := range []config{
 		{Scope: Workload, Gap: 3 * ms}, {Scope: Process, Gap: 3 * ms},
 		{Scope: Workload, Gap: 0}, {Scope: Process, Gap: 0},
 		{Scope: Workload, Gap: -1}, {Scope: Process, Gap: -1},
@@ -365,9 +356,9 @@ func TestTrackerReleaseOnce(t *testing.T) {
 					}
 					ops = append(ops, smpCPU(now, p, tid, cpu, ref))
 				case r < 14:
-					ops = append(ops, op{kind: 'i', at: now, pid: -1, tid: tid, cpu: cpu})
+					ops = append(ops, inCPU(now, -1, tid, cpu))
 				case r < 16:
-					ops = append(ops, op{kind: 'o', at: now, pid: -1, tid: tid, cpu: cpu, out: true})
+					ops = append(ops, outCPU(now, -1, tid, cpu))
 				case r == 16:
 					ops = append(ops, wide(now, -1, 0, cpu, rng.IntN(2) == 0, pid, tid))
 				case r == 17:
@@ -375,23 +366,23 @@ func TestTrackerReleaseOnce(t *testing.T) {
 				case r == 18:
 					ops = append(ops, fork(now, pid, tid))
 				default:
-					ops = append(ops, op{kind: 'l', at: now})
+					ops = append(ops, lost(now))
 				}
 				if cfg.Gap < 0 && i == 1500 {
-					ops = append(ops, op{kind: 'g', gap: int64(rng.IntN(2)) * 3 * ms})
+					ops = append(ops, op{setGap: true, gap: int64(rng.IntN(2)) * 3 * ms})
 				}
 			}
 			got := run(t, cfg, ops)
 			for _, o := range ops {
-				if o.kind != 's' {
+				if o.Kind != KindSample {
 					continue
 				}
-				p := got[o.ref]
-				if o.tid == 0 && p != 0 {
-					t.Fatalf("cfg %+v seed %d: idle sample %d got %d", cfg, seed, o.ref, p)
+				p := got[o.Ref]
+				if o.TID == 0 && p != 0 {
+					t.Fatalf("cfg %+v seed %d: idle sample %d got %d", cfg, seed, o.Ref, p)
 				}
-				if o.tid != 0 && (p < 1 || p > nthreads) {
-					t.Fatalf("cfg %+v seed %d: sample %d got %d, want 1..%d", cfg, seed, o.ref, p, nthreads)
+				if o.TID != 0 && (p < 1 || p > nthreads) {
+					t.Fatalf("cfg %+v seed %d: sample %d got %d, want 1..%d", cfg, seed, o.Ref, p, nthreads)
 				}
 			}
 		}
@@ -401,10 +392,10 @@ func TestTrackerReleaseOnce(t *testing.T) {
 // Samples wait at most about the gap before they are released.
 func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	released := 0
-	tr := New(Config{Gap: 5 * ms}, func(Sample, int) { released++ })
-	tr.Sample(Sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
-	tr.Sample(Sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
-	tr.Tick(20 * ms)
+	tr := newTracker(config{Gap: 5 * ms}, func(sample, int) { released++ })
+	tr.addSample(sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
+	tr.addSample(sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
+	tr.tick(20 * ms)
 	if released != 2 {
 		t.Errorf("released %d samples 18 ms after the last sign, want 2", released)
 	}

@@ -1,8 +1,13 @@
-// Package state keeps, per scope group (the whole workload, or each
-// process), the set of threads that are on a CPU, and gives each sample the
-// number of threads running at its moment: its parallelism.
+// Package state owns threads and time: it keeps, per scope group (the
+// whole workload, or each process), the set of threads that are on a CPU,
+// and gives each sample the number of threads running at its moment: its
+// parallelism. Model is its entry point (Add an Event per record, take the
+// Weighted samples from Ready and Close); it also decides the scope, looks
+// ahead for each thread's process, sets the silence limit, measures the
+// span and says what the trace lacks.
 //
-// It knows threads and time, nothing of text or output formats.
+// It must not know text or output formats: it imports nothing of the
+// module, and its callers turn records into Events.
 //
 // # Model
 //
@@ -10,7 +15,7 @@
 // it is running from then on; a SWITCH OUT or EXIT says it is not. Between
 // a "running" sign at time L and the thread's next sign N, the thread is
 // taken as running throughout [L, N] unless the gap N-L is longer than the
-// silence limit (Config.Gap): a thread on a CPU is sampled every period by
+// silence limit (config.Gap): a thread on a CPU is sampled every period by
 // a time-based event, so a long silence means it stopped at L (it exited
 // without a record, or a record was lost). Whether a thread's gap is short
 // is known only when its next sign arrives or the limit passes, so samples
@@ -24,26 +29,44 @@
 // own thread.
 package state
 
+import "fmt"
+
 // Scope says which threads count towards a sample's parallelism.
 type Scope uint8
 
 const (
+	// Auto decides from the records: workload for per-task traces,
+	// process for system-wide ones (see Model.decide).
+	Auto Scope = iota
 	// Workload counts every traced thread (perf record -- make).
-	Workload Scope = iota
+	Workload
 	// Process counts the threads of the sample's own process.
 	Process
 )
 
+var scopeNames = [...]string{"auto", "workload", "process"}
+
 func (s Scope) String() string {
-	if s == Process {
-		return "process"
+	if int(s) < len(scopeNames) {
+		return scopeNames[s]
 	}
-	return "workload"
+	return "unknown"
 }
 
-// Sample is what the tracker needs of a sample. Ref is the caller's handle,
-// passed back on release.
-type Sample struct {
+// UnmarshalText decodes "auto", "workload" or "process" (for flags).
+func (s *Scope) UnmarshalText(b []byte) error {
+	for i, n := range scopeNames {
+		if string(b) == n {
+			*s = Scope(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("scope %q: want auto, workload or process", b)
+}
+
+// sample is what the tracker needs of a sample. Ref is the caller's
+// handle, passed back on release.
+type sample struct {
 	Time   int64 // ns
 	PID    int   // -1 if unknown
 	TID    int
@@ -52,21 +75,21 @@ type Sample struct {
 	Ref    int
 }
 
-// Config sets up a Tracker.
-type Config struct {
+// config sets up a tracker.
+type config struct {
 	Scope Scope
 	// Gap is the silence limit in ns: a running thread with no record for
 	// longer than this is taken as stopped since its last record. 0 means
 	// silence is no evidence (non-time events): records alone decide.
-	// Negative means not known yet (see SetGap).
+	// Negative means not known yet (see setGap).
 	Gap int64
 }
 
-// Release receives each sample with its parallelism (0 for idle samples,
-// tid 0). Samples are released in input order within a group, and every
-// sample given to the tracker is released exactly once (by Flush at the
-// latest).
-type Release func(s Sample, parallelism int)
+// releaseFunc receives each sample with its parallelism (0 for idle
+// samples, tid 0). Samples are released in input order within a group, and
+// every sample given to the tracker is released exactly once (by flush at
+// the latest).
+type releaseFunc func(s sample, parallelism int)
 
 // Stats counts what the tracker saw.
 type Stats struct {
@@ -107,7 +130,7 @@ type openSeg struct {
 }
 
 type pending struct {
-	s    Sample
+	s    sample
 	diff int32
 }
 
@@ -124,10 +147,10 @@ type group struct {
 	ohead   int
 }
 
-// Tracker is the state machine. It is not safe for concurrent use.
-type Tracker struct {
-	cfg     Config
-	release Release
+// tracker is the state machine. It is not safe for concurrent use.
+type tracker struct {
+	cfg     config
+	release releaseFunc
 	threads map[int]*thread
 	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
 	groups  map[int]*group
@@ -140,9 +163,9 @@ type Tracker struct {
 	dead    []deadThread // exited threads, to forget later
 }
 
-// New returns a Tracker that calls release for every sample.
-func New(cfg Config, release Release) *Tracker {
-	t := &Tracker{
+// newTracker returns a tracker that calls release for every sample.
+func newTracker(cfg config, release releaseFunc) *tracker {
+	t := &tracker{
 		cfg:     cfg,
 		release: release,
 		threads: make(map[int]*thread),
@@ -154,7 +177,7 @@ func New(cfg Config, release Release) *Tracker {
 }
 
 // Stats returns the counts so far.
-func (t *Tracker) Stats() Stats {
+func (t *tracker) Stats() Stats {
 	s := t.stats
 	s.Threads = len(t.threads)
 	for tid, th := range t.threads {
@@ -169,9 +192,9 @@ func (t *Tracker) Stats() Stats {
 	return s
 }
 
-// SetScope changes the scope; it has effect only before the first thread
+// setScope changes the scope; it has effect only before the first thread
 // is seen (records that name no running thread may come first).
-func (t *Tracker) SetScope(s Scope) {
+func (t *tracker) setScope(s Scope) {
 	if len(t.threads) == 0 {
 		t.cfg.Scope = s
 		t.one = nil
@@ -179,9 +202,9 @@ func (t *Tracker) SetScope(s Scope) {
 	}
 }
 
-// SetGap sets the silence limit once it is known (from the first sample's
+// setGap sets the silence limit once it is known (from the first sample's
 // event and period). With 0, open gaps are committed as running.
-func (t *Tracker) SetGap(gap int64) {
+func (t *tracker) setGap(gap int64) {
 	t.cfg.Gap = gap
 	if gap != 0 {
 		return
@@ -199,7 +222,7 @@ func (t *Tracker) SetGap(gap int64) {
 	}
 }
 
-func (t *Tracker) allGroups() []*group {
+func (t *tracker) allGroups() []*group {
 	if t.one != nil {
 		return []*group{t.one}
 	}
@@ -210,7 +233,7 @@ func (t *Tracker) allGroups() []*group {
 	return gs
 }
 
-func (t *Tracker) group(pid int) *group {
+func (t *tracker) group(pid int) *group {
 	if t.cfg.Scope == Workload {
 		if t.one == nil {
 			t.one = &group{}
@@ -226,7 +249,7 @@ func (t *Tracker) group(pid int) *group {
 }
 
 // learn records that tid belongs to pid.
-func (t *Tracker) learn(pid, tid int) {
+func (t *tracker) learn(pid, tid int) {
 	if pid < 0 || tid <= 0 {
 		return
 	}
@@ -242,7 +265,7 @@ func (t *Tracker) learn(pid, tid int) {
 // move puts a thread whose process was learnt late (e.g. from a CPU-wide
 // switch record after its first record) into its process's group: its
 // running gap ends in the old group and goes on in the new one.
-func (t *Tracker) move(th *thread, pid int) {
+func (t *tracker) move(th *thread, pid int) {
 	ng := t.group(pid)
 	th.pid = pid
 	if ng == th.g {
@@ -262,7 +285,7 @@ func (t *Tracker) move(th *thread, pid int) {
 	}
 }
 
-func (t *Tracker) thread(pid, tid int) *thread {
+func (t *tracker) thread(pid, tid int) *thread {
 	th := t.threads[tid]
 	if th != nil {
 		return th
@@ -281,7 +304,7 @@ func (t *Tracker) thread(pid, tid int) *thread {
 	return th
 }
 
-func (t *Tracker) advance(now int64) {
+func (t *tracker) advance(now int64) {
 	// The clock follows the records, not their maximum: one wild
 	// timestamp must not make every later gap overdue. A step back longer
 	// than the silence limit (a corrupt line just before, or traces
@@ -320,7 +343,7 @@ func (t *Tracker) advance(now int64) {
 }
 
 // discontinuity decides every open gap as "stopped at its last sign".
-func (t *Tracker) discontinuity() {
+func (t *tracker) discontinuity() {
 	t.stats.Discontinuities++
 	for _, o := range t.exp[t.ehead:] {
 		if o.th.segOpen && o.th.segGen == o.gen {
@@ -339,10 +362,10 @@ func (t *Tracker) discontinuity() {
 // flight can still name them (the silence limit plus the caller's
 // look-ahead), and processes left without threads: memory follows the
 // live threads, not all the threads a long trace ever had.
-func (t *Tracker) reap() {
+func (t *tracker) reap() {
 	for len(t.dead) > 0 {
 		d := t.dead[0]
-		if t.now-d.at < t.cfg.Gap+ReapDelay && t.now >= d.at {
+		if t.now-d.at < t.cfg.Gap+reapDelay && t.now >= d.at {
 			return
 		}
 		t.dead = t.dead[1:]
@@ -366,17 +389,13 @@ func (t *Tracker) reap() {
 	}
 }
 
-// ReapDelay is how long (ns of trace time) an exited thread is kept beyond
-// the silence limit; it covers a caller's look-ahead window.
-const ReapDelay = 1e9
-
 type deadThread struct {
 	tid int
 	th  *thread
 	at  int64
 }
 
-func (t *Tracker) compactOpen(g *group) {
+func (t *tracker) compactOpen(g *group) {
 	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
 		n := copy(g.open, g.open[g.ohead:])
 		g.open = g.open[:n]
@@ -394,14 +413,14 @@ func (g *group) addAt(s uint64, d int32) {
 }
 
 // commit adds the running thread's +1 from its gap start on, for good.
-func (t *Tracker) commit(th *thread) {
+func (t *tracker) commit(th *thread) {
 	th.g.addAt(th.segSeq, 1)
 	th.segOpen = false
 	th.committed = true
 }
 
 // stop ends a thread's running state at a sign.
-func (t *Tracker) stop(th *thread, now int64) {
+func (t *tracker) stop(th *thread, now int64) {
 	t.closeGap(th, now)
 	th.running = false
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
@@ -410,7 +429,7 @@ func (t *Tracker) stop(th *thread, now int64) {
 }
 
 // closeGap decides the thread's open gap at a new sign at time now.
-func (t *Tracker) closeGap(th *thread, now int64) {
+func (t *tracker) closeGap(th *thread, now int64) {
 	g := th.g
 	if th.committed {
 		g.addAt(g.seq, -1)
@@ -430,7 +449,7 @@ func (t *Tracker) closeGap(th *thread, now int64) {
 }
 
 // start opens a running gap at time now, covering later samples.
-func (t *Tracker) start(th *thread, now int64) {
+func (t *tracker) start(th *thread, now int64) {
 	th.running = true
 	g := th.g
 	th.segSeq = g.seq
@@ -447,7 +466,7 @@ func (t *Tracker) start(th *thread, now int64) {
 
 // onCPU notes that th runs on cpu; another thread seen there before has
 // left it even if its SWITCH OUT was lost.
-func (t *Tracker) onCPU(th *thread, cpu int, now int64) {
+func (t *tracker) onCPU(th *thread, cpu int, now int64) {
 	if cpu < 0 {
 		return
 	}
@@ -461,7 +480,7 @@ func (t *Tracker) onCPU(th *thread, cpu int, now int64) {
 }
 
 // drain releases the samples no open gap can still cover.
-func (t *Tracker) drain(g *group) {
+func (t *tracker) drain(g *group) {
 	for {
 		// Skip decided entries at the head of the open list (also with no
 		// sample waiting: a group with switches but no samples must not

@@ -1,0 +1,295 @@
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/wallfold/wallfold/parse"
+	"github.com/wallfold/wallfold/state"
+)
+
+// Format is the output a Collector builds.
+type Format uint8
+
+const (
+	// Folded is stackcollapse-perf.pl's "root;...;leaf WEIGHT" lines.
+	Folded Format = iota
+	// Pprof is a gzipped profile.proto.
+	Pprof
+	// Summary is the parallelism story as text.
+	Summary
+)
+
+// Options say what a Collector gathers.
+type Options struct {
+	Format Format
+	// WithSummary gathers the summary besides a Folded or Pprof output.
+	WithSummary bool
+	Weight      Weight // folded weight
+	Names       NameOptions
+	// PID and TID name folded roots comm-PID and comm-PID/TID.
+	PID, TID bool
+	// ParallelismFrame roots folded stacks at "[parallelism N]".
+	ParallelismFrame bool
+	// Event selects the samples profiled ("": the first event seen).
+	Event  string
+	Filter Filter
+}
+
+// Trace is what a Collector asks of the model: the span (time windows,
+// the profile's duration) and the scope (the summary's group names).
+type Trace interface {
+	Span() (first, last int64, ok bool)
+	Scope() state.Scope
+}
+
+// Collector gathers the samples of one run for its outputs: it selects the
+// profiled event, interns each sample's stack before the sample waits in
+// the model (a record's frames die at the next Scan), filters what the
+// model releases and adds it to the folded totals or the profile, and to
+// the summary.
+type Collector struct {
+	o     Options
+	trace Trace
+
+	event       []byte // the selected event, once known
+	otherEvents map[string]int
+	eventSeen   bool
+	timeBased   bool
+	period      int64 // the first profiled sample's period
+
+	stacks  *Stacks // folded
+	totals  Totals
+	roots   rootCache
+	parRoot map[[2]uint32]uint32 // (par name, stack) -> stack with it as root
+
+	prof  *Profile    // pprof
+	refs  [][2]uint32 // Ref -> (stack, comm)
+	refID map[[2]uint32]int
+
+	sum *summaryGatherer
+
+	window   windowState
+	deferred []state.Weighted // % windows on a pipe: applied at Close
+}
+
+// NewCollector returns a Collector for o; trace is asked for the span and
+// scope when samples come.
+func NewCollector(o Options, trace Trace) *Collector {
+	c := &Collector{o: o, trace: trace, otherEvents: make(map[string]int)}
+	if o.Event != "" {
+		c.event = []byte(o.Event)
+	}
+	if o.Format == Pprof {
+		c.prof = NewProfile(o.Names)
+		c.refID = make(map[[2]uint32]int)
+	} else {
+		c.stacks = NewStacks(o.Names)
+	}
+	if o.WithSummary || o.Format == Summary {
+		c.sum = newSummaryGatherer()
+	}
+	if o.ParallelismFrame {
+		c.parRoot = make(map[[2]uint32]uint32)
+	}
+	c.window.deferAll = o.Filter.Time.Percent() && o.Filter.End == 0
+	return c
+}
+
+// Sample interns a sample record and returns its Ref for the model:
+// state.OtherEvent for another event than the profiled one, state.Unwanted
+// for one the filter drops by its thread name.
+func (c *Collector) Sample(rec *parse.Record) int {
+	if c.event == nil {
+		c.event = append([]byte(nil), parse.EventBase(rec.Event)...)
+	}
+	if !parse.EventMatches(rec.Event, c.event) {
+		c.otherEvents[string(rec.Event)]++
+		return state.OtherEvent
+	}
+	if !c.eventSeen {
+		c.eventSeen = true
+		c.timeBased = parse.IsClockEvent(rec.Event)
+		c.period = int64(rec.Period)
+	}
+	if !c.o.Filter.keepComm(rec.Comm) {
+		return state.Unwanted
+	}
+	java := string(rec.Comm) == "java"
+	if c.prof != nil {
+		k := [2]uint32{c.prof.Stack(rec.Frames, java), c.prof.Comm(rec.Comm)}
+		ref, ok := c.refID[k]
+		if !ok {
+			ref = len(c.refs)
+			c.refs = append(c.refs, k)
+			c.refID[k] = ref
+		}
+		return ref
+	}
+	root := c.roots.lookup(c.stacks, rec, c.o.PID, c.o.TID)
+	return int(c.stacks.Intern(root, rec.Frames, java))
+}
+
+// Add takes samples the model released.
+func (c *Collector) Add(ws []state.Weighted) {
+	for i := range ws {
+		c.add(&ws[i])
+	}
+}
+
+func (c *Collector) add(w *state.Weighted) {
+	if c.o.Filter.Time.set {
+		if c.window.deferAll {
+			c.deferred = append(c.deferred, *w)
+			return
+		}
+		if !c.window.set {
+			first, _, _ := c.trace.Span()
+			c.window.lo, c.window.hi = c.o.Filter.Time.bounds(first, c.o.Filter.End)
+			c.window.set = true
+		}
+		if w.Time < c.window.lo || w.Time > c.window.hi {
+			return
+		}
+	}
+	if !c.o.Filter.keep(w) {
+		return
+	}
+	var wall float64
+	if w.Parallelism > 0 {
+		wall = float64(w.Period) / float64(w.Parallelism)
+	}
+	if c.sum != nil {
+		c.sum.add(c, w, wall)
+	}
+	if c.prof != nil {
+		r := c.refs[w.Ref]
+		c.prof.Add(r[0], r[1], w.PID, w.TID, w.Parallelism, w.Period, wall)
+		return
+	}
+	ref := uint32(w.Ref)
+	if c.parRoot != nil {
+		ref = c.withParFrame(ref, w.Parallelism)
+	}
+	c.totals.Add(ref, w.Period, wall)
+}
+
+// Close adds the samples that waited for the trace's end (a window in
+// percent of a span not known beforehand); call it after the model's.
+func (c *Collector) Close() {
+	if !c.window.deferAll {
+		return
+	}
+	_, c.o.Filter.End, _ = c.trace.Span()
+	c.window.deferAll = false
+	d := c.deferred
+	c.deferred = nil
+	c.Add(d)
+}
+
+// windowState is the time window in ns, once the trace's start is known.
+type windowState struct {
+	lo, hi   int64
+	set      bool
+	deferAll bool
+}
+
+// Warnings says which samples were not profiled (other events).
+func (c *Collector) Warnings() []string {
+	if len(c.otherEvents) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(c.otherEvents))
+	for ev, n := range c.otherEvents {
+		names = append(names, fmt.Sprintf("%s (%d samples)", ev, n))
+	}
+	sort.Strings(names)
+	return []string{fmt.Sprintf("using event %s; skipped other events: %s (choose with --event)", c.event, strings.Join(names, ", "))}
+}
+
+// WriteFolded writes the folded stacks (the Folded format).
+func (c *Collector) WriteFolded(w io.Writer) error {
+	return WriteFolded(w, c.stacks, &c.totals, c.o.Weight)
+}
+
+// WritePprof writes the profile (the Pprof format); comments go into it.
+func (c *Collector) WritePprof(w io.Writer, comments []string) error {
+	first, last, _ := c.trace.Span()
+	meta := Meta{
+		Event:      string(c.event),
+		TimeBased:  c.timeBased || !c.eventSeen, // no samples: the usual names
+		Period:     c.period,
+		StartNanos: first,
+		EndNanos:   last,
+		Comments:   comments,
+	}
+	return WritePprof(w, c.prof.Build(meta))
+}
+
+// WriteSummary writes the summary, then the warnings; unicode draws block
+// bars (for a terminal).
+func (c *Collector) WriteSummary(w io.Writer, unicode bool, warnings []string) error {
+	o := SummaryOptions{TimeBased: c.timeBased, Unit: string(c.event), Unicode: unicode,
+		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU}
+	return WriteSummary(w, c.sum.list(c, c.trace.Scope()), o, warnings)
+}
+
+// rootCache names folded roots as stackcollapse-perf.pl does (comm, or
+// comm-PID[/TID]): consecutive samples mostly share their root, and then
+// skip its lookup.
+type rootCache struct {
+	name     []byte
+	id       uint32
+	ok       bool
+	comm     []byte
+	pid, tid int
+}
+
+func (r *rootCache) lookup(s *Stacks, rec *parse.Record, withPID, withTID bool) uint32 {
+	if r.ok && bytes.Equal(rec.Comm, r.comm) && (!(withPID || withTID) || (rec.PID == r.pid && rec.TID == r.tid)) {
+		return r.id
+	}
+	r.name = commRoot(r.name, rec.Comm, rec.PID, rec.TID, withPID, withTID)
+	r.id = s.InternName(r.name)
+	r.comm = append(r.comm[:0], rec.Comm...)
+	r.pid, r.tid, r.ok = rec.PID, rec.TID, true
+	return r.id
+}
+
+// commRoot formats the root frame as stackcollapse-perf.pl does.
+func commRoot(dst, comm []byte, pid, tid int, withPID, withTID bool) []byte {
+	dst = dst[:0]
+	for _, c := range comm {
+		if c == ' ' {
+			c = '_'
+		}
+		dst = append(dst, c)
+	}
+	if withPID || withTID {
+		dst = append(dst, '-')
+		if pid >= 0 {
+			dst = fmt.Appendf(dst, "%d", pid)
+		} else {
+			dst = append(dst, '?')
+		}
+		if withTID {
+			dst = fmt.Appendf(dst, "/%d", tid)
+		}
+	}
+	return dst
+}
+
+// withParFrame returns the stack ref with "[parallelism N]" as its root.
+func (c *Collector) withParFrame(ref uint32, par int) uint32 {
+	name := c.stacks.InternName([]byte(fmt.Sprintf("[parallelism %d]", par)))
+	k := [2]uint32{name, ref}
+	if id, ok := c.parRoot[k]; ok {
+		return id
+	}
+	id := c.stacks.Prepend(name, ref)
+	c.parRoot[k] = id
+	return id
+}

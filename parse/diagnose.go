@@ -1,0 +1,48 @@
+package parse
+
+import (
+	"fmt"
+	"strings"
+)
+
+// howToConvert is what a Reader expects, for messages.
+const howToConvert = "expected the text of `perf script` (e.g. perf script --show-switch-events --show-task-events | wallfold)"
+
+// NotPerfScript explains, once the input has ended, why a Reader that
+// skipped lines read no record at all: the input is a perf.data file,
+// folded stacks, or something else. It is nil when a record was read or
+// nothing was skipped (an empty input).
+func (r *Reader) NotPerfScript() error {
+	if r.records > 0 || r.skipped == 0 || len(r.errs) == 0 {
+		return nil
+	}
+	e := r.errs[0]
+	if e.Line == 1 && strings.HasPrefix(e.Text, "PERFILE2") {
+		return fmt.Errorf("%s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold", e.FileName, e.FileName)
+	}
+	what := "it is not perf script text"
+	if looksFolded(e.Text) {
+		what = "it looks like folded stacks already (the output of a stack collapser), not perf script text"
+	}
+	return fmt.Errorf("%s: no perf records in %d line(s): %s (line %d: %q); %s", e.FileName, r.Lines(), what, e.Line, e.Text, howToConvert)
+}
+
+// Empty reports an input with no record and nothing skipped.
+func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 }
+
+// HowToConvert says what a Reader expects, for a message about an input.
+func HowToConvert() string { return howToConvert }
+
+// looksFolded reports "a;b;c 12" lines.
+func looksFolded(line string) bool {
+	i := strings.LastIndexByte(line, ' ')
+	if i <= 0 || !strings.Contains(line[:i], ";") {
+		return false
+	}
+	for _, c := range line[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return i+1 < len(line)
+}

@@ -1,0 +1,318 @@
+package state
+
+import "fmt"
+
+// Model is the package's entry point: it takes every record of a trace as
+// an Event, in input order, and gives back the samples with their
+// parallelism once it is decided:
+//
+//	m := state.NewModel(state.Auto)
+//	for each record { m.Add(ev); use(m.Ready()) }
+//	use(m.Close())
+//
+// Besides the tracker it owns the policies that need the trace itself:
+// the scope when it is Auto, the look-ahead that learns a thread's process
+// before its records count, the silence limit (from the first sample),
+// the span, and the warnings about what the trace lacks.
+type Model struct {
+	t      *tracker
+	scope  Scope // decided scope (Auto until decided)
+	ready  []Weighted
+	closed bool
+
+	// The look-ahead window: events wait in it while ahead is set.
+	ahead        bool
+	scopePending bool
+	sawCPU       bool
+	ring         ring
+
+	gapSet      bool
+	noGapReason string
+
+	first, last int64
+	haveTime    bool
+
+	profiled  int  // samples of the profiled event
+	clock     bool // the profiled event is a clock
+	clockSeen bool
+}
+
+// lookaheadNs is how far (in trace time) events wait in process scope so
+// that what a later record says of a thread's process reaches the tracker
+// before the thread's first records count (perf often names a pid a little
+// later, in a CPU-wide switch's next/prev pid/tid).
+const lookaheadNs = 100e6
+
+// reapDelay is how long (ns of trace time) an exited thread is kept beyond
+// the silence limit: longer than the look-ahead, so that no event still in
+// the window can name it.
+const reapDelay = 10 * lookaheadNs
+
+// lookaheadMax bounds the window's memory whatever the trace's rate.
+const lookaheadMax = 1 << 18
+
+// silencePeriods is how many sampling periods of silence end a running
+// thread: a thread on a CPU is sampled once a period, with some jitter.
+const silencePeriods = 3
+
+// NewModel returns a Model for scope (Auto: decided by the records; see
+// decide).
+func NewModel(scope Scope) *Model {
+	m := &Model{scope: scope}
+	s := scope
+	if scope == Auto {
+		m.scopePending = true
+		m.ahead = true
+		s = Workload
+	}
+	m.ahead = m.ahead || scope == Process
+	m.t = newTracker(config{Scope: s, Gap: -1}, m.release)
+	return m
+}
+
+// Add takes the next record of the trace.
+func (m *Model) Add(e Event) {
+	if m.closed {
+		return
+	}
+	if m.scopePending {
+		m.decide(&e)
+	}
+	if e.Time > 0 {
+		// perf stamps synthesized records before the trace 0.000000.
+		if !m.haveTime {
+			m.first, m.haveTime = e.Time, true
+		}
+		if e.Time > m.last {
+			m.last = e.Time
+		}
+	}
+	if e.Kind == KindSample {
+		m.sample(&e)
+	}
+	e.Name = nil // not kept
+	m.push(e)
+}
+
+// Ready returns the samples released since the last call, in input order
+// within each group. The slice is valid until the next Add or Close.
+func (m *Model) Ready() []Weighted {
+	r := m.ready
+	m.ready = m.ready[:0]
+	return r
+}
+
+// Close ends the trace and returns the samples still waiting: after it
+// every sample given to Add has been returned exactly once (idle samples
+// with parallelism 0), but those marked OtherEvent or Unwanted.
+func (m *Model) Close() []Weighted {
+	if !m.closed {
+		m.closed = true
+		if m.scopePending {
+			m.guessScope()
+		}
+		for m.ring.len() > 0 {
+			m.t.add(m.ring.pop())
+		}
+		m.t.flush()
+	}
+	return m.Ready()
+}
+
+// Scope returns the scope in force (Workload before any record).
+func (m *Model) Scope() Scope {
+	if m.scope == Auto {
+		return Workload
+	}
+	return m.scope
+}
+
+// Span returns the first and last timestamps of the trace (records at
+// time 0, perf's synthesized ones, aside).
+func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.haveTime }
+
+// Stats returns what the tracker counted so far.
+func (m *Model) Stats() Stats { return m.t.Stats() }
+
+func (m *Model) release(s sample, par int) {
+	if s.Ref < 0 {
+		return // a sign of life only
+	}
+	pid := s.PID
+	if pid < 0 {
+		if known, ok := m.t.pidOf[s.TID]; ok {
+			pid = known
+		} else if s.TID == 0 {
+			pid = 0
+		}
+	}
+	group := 0
+	if m.scope == Process {
+		group = pid
+		if group < 0 {
+			group = s.TID
+		}
+	}
+	m.ready = append(m.ready, Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
+		Period: s.Period, Ref: s.Ref, Parallelism: par, Group: group})
+}
+
+// sample sets the silence limit at the first sample, of whatever event, so
+// that samples never wait long for a profiled event that comes late.
+func (m *Model) sample(e *Event) {
+	if e.Ref != OtherEvent {
+		m.profiled++
+		if !m.clockSeen {
+			m.clock, m.clockSeen = e.Clock, true
+		}
+	}
+	if m.gapSet {
+		return
+	}
+	m.gapSet = true
+	gap := int64(0)
+	switch {
+	case !e.Clock:
+		m.noGapReason = fmt.Sprintf("event %s is not time-based", e.Name)
+	case !e.HasPeriod || !e.HasTime || e.Period == 0:
+		m.noGapReason = "samples carry no period or time"
+	default:
+		gap = int64(silencePeriods * float64(e.Period))
+	}
+	m.t.setGap(gap)
+}
+
+// decide picks the scope from the records: CPU-wide switch records mean a
+// system-wide trace (process scope), per-task ones a per-task trace
+// (workload scope). Until one comes, events wait in the look-ahead
+// window; if none comes, samples with a CPU mean system-wide. (perf's
+// synthesized COMM/FORK records say nothing either way.)
+func (m *Model) decide(e *Event) {
+	switch e.Kind {
+	case KindSwitchCPUWide:
+		m.setScope(Process)
+	case KindSwitch:
+		m.setScope(Workload)
+	case KindSample:
+		if e.CPU >= 0 {
+			m.sawCPU = true
+		}
+	}
+}
+
+// guessScope decides when the window is full without a switch record.
+func (m *Model) guessScope() {
+	if m.sawCPU {
+		m.setScope(Process)
+	} else {
+		m.setScope(Workload)
+	}
+}
+
+// setScope ends the wait for the scope, before the first event reaches the
+// tracker. Per-process parallelism needs each thread's process before its
+// first record counts: look ahead for it.
+func (m *Model) setScope(s Scope) {
+	m.scopePending = false
+	m.scope = s
+	m.ahead = s == Process
+	m.t.setScope(s)
+}
+
+// push hands an event to the tracker, through the look-ahead window when
+// there is one.
+func (m *Model) push(e Event) {
+	if !m.ahead && m.ring.len() == 0 {
+		m.t.add(e)
+		return
+	}
+	if m.ahead {
+		m.hint(&e)
+	}
+	m.ring.push(e)
+	for m.ring.len() > 0 {
+		h := m.ring.peek()
+		if m.ring.len() < lookaheadMax {
+			if m.scopePending && (!m.haveTime || e.Time-m.first < lookaheadNs) {
+				break // perf's synthesized records at time 0 do not count
+			}
+			if !m.scopePending && m.ahead && e.Time-h.Time < lookaheadNs {
+				break
+			}
+		}
+		if m.scopePending {
+			m.guessScope()
+		}
+		m.t.add(m.ring.pop())
+	}
+}
+
+// hint learns what an event says about processes before it waits.
+func (m *Model) hint(e *Event) {
+	switch e.Kind {
+	case KindSample, KindSwitch:
+		if e.PID > 0 {
+			m.t.learn(e.PID, e.TID)
+		}
+	case KindSwitchCPUWide:
+		if e.PID > 0 {
+			m.t.learn(e.PID, e.TID)
+		}
+		if e.PeerPID > 0 {
+			m.t.learn(e.PeerPID, e.PeerTID)
+		}
+	case KindFork, KindExit, KindComm:
+		m.t.learn(e.PID, e.TID)
+	}
+}
+
+// Warnings says what the trace lacks for exact answers, one line each,
+// with what to record; call it after Close.
+func (m *Model) Warnings() []string {
+	var ws []string
+	st := m.t.Stats()
+	if m.profiled > 0 && st.Switches == 0 {
+		ws = append(ws, "no PERF_RECORD_SWITCH records: parallelism is only estimated from sample density; record with `perf record --switch-events` and convert with `perf script --show-switch-events`")
+	} else if m.profiled > 0 && st.TaskEvents == 0 && m.clock {
+		ws = append(ws, "no task events (PERF_RECORD_EXIT/FORK/COMM): thread exits were inferred from silence; add --show-task-events to perf script for exact ends")
+	}
+	if m.scope == Process && st.UnknownPID > 0 {
+		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid to perf script", st.UnknownPID))
+	}
+	if st.LostEvents > 0 {
+		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; parallelism around them is inferred from silence", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
+	}
+	if m.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
+		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))
+	}
+	return ws
+}
+
+// ring is a FIFO of events.
+type ring struct {
+	buf        []Event
+	head, size int
+}
+
+func (r *ring) len() int { return r.size }
+
+func (r *ring) push(e Event) {
+	if r.size == len(r.buf) {
+		nb := make([]Event, max(64, 2*len(r.buf)))
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = e
+	r.size++
+}
+
+func (r *ring) peek() *Event { return &r.buf[r.head] }
+
+func (r *ring) pop() Event {
+	e := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return e
+}
