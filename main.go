@@ -252,9 +252,12 @@ func event(rec *parse.Record) state.Event {
 		e.Kind, e.Out = state.KindSwitch, rec.Out
 	case parse.KindSwitchCPUWide:
 		e.Kind, e.Out, e.PeerPID, e.PeerTID = state.KindSwitchCPUWide, rec.Out, rec.PeerPID, rec.PeerTID
-	case parse.KindFork, parse.KindExit, parse.KindComm:
-		e.Kind = map[parse.Kind]state.EventKind{parse.KindFork: state.KindFork, parse.KindExit: state.KindExit, parse.KindComm: state.KindComm}[rec.Kind]
-		e.PID, e.TID = rec.SubjectPID, rec.SubjectTID
+	case parse.KindFork:
+		e.Kind, e.PID, e.TID = state.KindFork, rec.SubjectPID, rec.SubjectTID
+	case parse.KindExit:
+		e.Kind, e.PID, e.TID = state.KindExit, rec.SubjectPID, rec.SubjectTID
+	case parse.KindComm:
+		e.Kind, e.PID, e.TID = state.KindComm, rec.SubjectPID, rec.SubjectTID
 	case parse.KindLost:
 		e.Kind, e.Lost = state.KindLost, rec.Lost
 	default:

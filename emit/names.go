@@ -1,5 +1,3 @@
-// Package emit turns weighted stacks into output formats: folded stacks
-// (flamegraph.pl, inferno, speedscope) and pprof profiles.
 package emit
 
 import (

@@ -74,12 +74,9 @@ func (r *Reader) scanConc() bool {
 		if b != nil {
 			if c.next < len(b.recs) {
 				r.lineNo = b.lines[c.next]
-				r.rec = b.recs[c.next]
-				switch r.rec.Kind {
-				case KindSample:
-					r.rec.Frames = c.frames(b, b.spans[c.next])
-				case KindError:
-					r.countError(r.rec.Err)
+				r.batchR = b.recs[c.next]
+				if r.batchR.Kind == KindSample {
+					r.batchR.Frames = c.frames(b, b.spans[c.next])
 				}
 				c.next++
 				return true
@@ -88,7 +85,7 @@ func (r *Reader) scanConc() bool {
 				r.lineNo = b.endLine
 				r.err = b.err
 				c.ended = true
-				r.rec = Record{}
+				r.batchR = Record{}
 				// The batches and the table are done with: let the
 				// collector have them (a pprof run builds its profile next).
 				c.full, c.free, c.cur, c.tab, c.buf = nil, nil, nil, nil, nil
@@ -135,14 +132,15 @@ func (r *Reader) start() {
 			lines: make([]int, 0, batchRecords),
 		}
 	}
-	src := &Reader{br: r.br, fileName: r.fileName, keep: true, tab: r.tab}
-	c.tab = r.tab
-	r.br, r.tab = nil, nil
+	src := r.p
+	src.keep = true
+	c.tab = src.tab
+	r.p = nil
 	go produce(src, c.full, c.free, c.done)
 	runtime.AddCleanup(r, func(done chan struct{}) { close(done) }, c.done)
 }
 
-func produce(src *Reader, full, free chan *batch, done chan struct{}) {
+func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
 	var b *batch
 	get := func() bool {
 		select {
@@ -182,7 +180,7 @@ func produce(src *Reader, full, free chan *batch, done chan struct{}) {
 
 // add appends src's current record to b; its bytes and frames are in
 // b's arena and frames already (src.keep).
-func (b *batch) add(src *Reader) {
+func (b *batch) add(src *lineParser) {
 	b.recs = append(b.recs, src.rec)
 	b.lines = append(b.lines, src.lineNo)
 	b.spans = append(b.spans, [2]int32{int32(src.refStart), int32(len(src.refs))})

@@ -58,7 +58,7 @@ func transcript(data []byte, concurrent bool) string {
 func transcriptWith(data []byte, concurrent bool, maxLines int, frame func(Frame)) string {
 	var b strings.Builder
 	r := newReader(bytes.NewReader(data), "f", concurrent)
-	r.tab.maxLines = maxLines // a concurrent reader's producer takes this table
+	r.p.tab.maxLines = maxLines // a concurrent reader's producer takes this table
 	for r.Scan() {
 		x := r.Record()
 		if x.Kind == KindError {

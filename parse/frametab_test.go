@@ -115,7 +115,7 @@ func TestBadLinesDoNotFillTable(t *testing.T) {
 	}
 	b.WriteString("c 1 [0] 2.0: 1 cpu-clock:\n\t1234 main (/bin/a)\n\n")
 	r := newReader(&b, "x", false)
-	r.tab.maxBytes = 20000 // 32 MiB in production
+	r.p.tab.maxBytes = 20000 // 32 MiB in production
 	var ids []uint32
 	samples := 0
 	for r.Scan() {

@@ -1,0 +1,335 @@
+package parse
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// lineParser is the producer: it reads lines and parses them into records,
+// one at a time. A sequential Reader drives one on the caller's goroutine,
+// a concurrent one on a goroutine of its own (concurrent.go).
+type lineParser struct {
+	br       *bufio.Reader
+	fileName string
+	lineNo   int
+	err      error // I/O error other than EOF
+	eof      bool
+
+	long    []byte   // accumulates a line longer than the bufio buffer
+	split   [][]byte // rest of a line split at bare CRs
+	held    []byte   // a line read but not consumed: the next scan starts with it
+	hasHeld bool
+
+	rec    Record
+	arena  []byte // what records keep of their lines (header fields, frames not in the table)
+	frames []Frame
+
+	// keep: the producer of a concurrent Reader; records accumulate in
+	// arena and frames (a batch's) instead of reusing them, and a sample's
+	// frames are refs[refStart:]: table IDs, or localRef|i for frames[i].
+	keep     bool
+	refs     []uint32
+	refStart int
+
+	inSample  bool
+	sampleBad bool
+
+	tab *frameTable // distinct stack lines, parsed (frametab.go)
+}
+
+func newLineParser(r io.Reader, fileName string) *lineParser {
+	return &lineParser{br: bufio.NewReaderSize(r, 128<<10), fileName: fileName, tab: newFrameTable()}
+}
+
+// nextLine returns the next line without its line end, or ok=false at the
+// end of input. The slice is valid until the next call.
+func (p *lineParser) nextLine() (line []byte, ok bool) {
+	if p.hasHeld {
+		p.hasHeld = false
+		return p.held, true
+	}
+	if len(p.split) > 0 {
+		line, p.split = p.split[0], p.split[1:]
+		p.lineNo++
+		return line, true
+	}
+	if p.eof {
+		return nil, false
+	}
+	line, err := p.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// Longer than the buffer: gather it (C++ symbols can be huge).
+		p.long = append(p.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = p.br.ReadSlice('\n')
+			p.long = append(p.long, line...)
+		}
+		line = p.long
+	}
+	if err != nil {
+		if err != io.EOF {
+			p.err = err
+		}
+		p.eof = true
+		if len(line) == 0 {
+			return nil, false
+		}
+	}
+	p.lineNo++
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if i := bytes.IndexByte(line, '\r'); i >= 0 {
+		// Old Mac line ends: bare CRs inside the line end lines too.
+		p.split = p.split[:0]
+		parts := bytes.Split(line, []byte{'\r'})
+		for _, part := range parts[1:] {
+			p.split = append(p.split, append([]byte(nil), part...))
+		}
+		line = parts[0]
+	}
+	return line, true
+}
+
+// hold puts line back so that the next nextLine returns it again.
+func (p *lineParser) hold(line []byte) {
+	p.held = line
+	p.hasHeld = true
+}
+
+// syntaxError makes the current record a KindError for line; scan
+// returns it next.
+func (p *lineParser) syntaxError(line []byte, msg string) {
+	e := &SyntaxError{FileName: p.fileName, Line: p.lineNo, Msg: msg, Text: clip(line)}
+	p.rec = Record{Kind: KindError, Line: p.lineNo, Err: e}
+}
+
+func (p *lineParser) scan() bool {
+	for {
+		line, ok := p.nextLine()
+		if !ok {
+			if p.inSample {
+				p.inSample = false
+				if !p.sampleBad {
+					p.finishSample()
+					return true
+				}
+			}
+			p.release()
+			return false
+		}
+		if isBlank(line) {
+			if p.inSample {
+				p.inSample = false
+				if !p.sampleBad {
+					p.finishSample()
+					return true
+				}
+			}
+			continue
+		}
+		if line[0] == '#' {
+			continue
+		}
+		if p.inSample && (line[0] == '\t' || line[0] == ' ') {
+			// A stack line, unless it is a right-aligned header that
+			// follows a one-line (no -g) sample.
+			if line[0] == ' ' && looksLikeHeader(line) {
+				p.inSample = false
+				p.hold(line)
+				if !p.sampleBad {
+					p.finishSample()
+					return true
+				}
+				continue
+			}
+			if p.sampleBad {
+				continue
+			}
+			if p.stackLine(line) {
+				return true // an error
+			}
+			continue
+		}
+		if p.inSample && isBareFrame(line) {
+			// perf 3.2 printed stack lines without leading whitespace.
+			if !p.sampleBad && p.stackLine(line) {
+				return true
+			}
+			continue
+		}
+		if p.inSample {
+			// A header with no blank line before it ends the sample.
+			p.inSample = false
+			p.hold(line)
+			if !p.sampleBad {
+				p.finishSample()
+				return true
+			}
+			continue
+		}
+		if line[0] == '\t' {
+			p.syntaxError(line, "stack line outside a sample (expected a sample header \"COMM TID TIME: PERIOD EVENT:\")")
+			return true
+		}
+		if p.header(line) {
+			return true
+		}
+	}
+}
+
+// own returns a copy of b in the arena.
+func (p *lineParser) own(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	n := len(p.arena)
+	p.arena = append(p.arena, b...)
+	return p.arena[n:len(p.arena):len(p.arena)]
+}
+
+// release lets the collector have what a Reader needs only while it
+// reads (its buffer, frame table and arenas), once the input has ended.
+func (p *lineParser) release() {
+	if p.keep {
+		return // a producer: its memory is a batch's, still to be read
+	}
+	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.split, p.held = nil, nil, nil, nil, nil, nil, nil, nil
+}
+
+// header parses a non-indented line. It returns true when a complete
+// side-band record (or an error) is ready; a sample header starts a
+// sample instead.
+func (p *lineParser) header(line []byte) bool {
+	lineNo := p.lineNo
+	// Parsed where it lies (in the read buffer, hot); what a record keeps
+	// of it is copied to the arena (own) where it must outlive the line.
+	h, ok := parseHeader(line)
+	if !ok {
+		p.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
+		return true
+	}
+	if !p.keep {
+		p.arena = p.arena[:0]
+	}
+	rec := &p.rec
+	*rec = Record{
+		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, CPU: h.cpu,
+		Time: h.time, HasTime: h.hasTime,
+	}
+	if h.sideband != nil {
+		if !parseSideband(rec, h.sideband) {
+			p.syntaxError(line, "unrecognised PERF_RECORD_ line")
+			return true
+		}
+		if p.keep {
+			// Else the line outlives the record: Scan returns now.
+			rec.Comm, rec.NewComm = p.own(rec.Comm), p.own(rec.NewComm)
+		}
+		return true
+	}
+	// A sample's header must outlive the stack lines that follow.
+	rec.Comm = p.own(h.comm)
+	h.event, h.rest = p.own(h.event), p.own(h.rest)
+	rec.Kind = KindSample
+	rec.Event = h.event
+	rec.Period = 1
+	if h.hasPeriod {
+		rec.Period, rec.HasPeriod = h.period, true
+	}
+	if p.keep {
+		p.refStart = len(p.refs)
+	} else {
+		p.frames = p.frames[:0]
+	}
+	p.inSample = true
+	p.sampleBad = false
+	if h.hasPeriod && h.period > MaxPeriod {
+		p.sampleBad = true
+		p.syntaxError(line, fmt.Sprintf("absurd period %d (over 2^40): a corrupt line; its sample is dropped", h.period))
+		return true
+	}
+	if len(h.rest) > 0 {
+		// Recorded without -g: the only frame is on the header line.
+		if f, ok := parseFrame(h.rest); ok {
+			p.addFrame(f)
+		} else {
+			rec.Payload = h.rest
+		}
+	}
+	return false
+}
+
+// stackLine adds a frame to the sample; it returns true when the line is
+// bad (the current record is then the error).
+func (p *lineParser) stackLine(line []byte) bool {
+	t := p.tab
+	id, ok := t.ids[string(line)]
+	if !ok && t.takes(line) {
+		kept := t.keep(line)
+		var f Frame
+		switch f, ok = parseFrame(kept); {
+		case ok:
+			id = t.add(kept, &f)
+		case isContinuation(kept):
+			id, ok = contID, true
+			t.mark(kept, id)
+		default:
+			id, ok = badID, true
+			t.mark(kept, id)
+		}
+	}
+	if ok {
+		switch id {
+		case contID:
+		case badID:
+			p.syntaxError(line, badStackLine)
+			p.sampleBad = true
+			return true
+		default:
+			if p.keep {
+				p.refs = append(p.refs, id)
+			} else {
+				p.frames = append(p.frames, Frame{})
+				t.frame(&p.frames[len(p.frames)-1], id)
+			}
+		}
+		return false
+	}
+	// Not in the table (full, or a huge line): parsed from a copy.
+	start := len(p.arena)
+	p.arena = append(p.arena, line...)
+	f, ok := parseFrame(p.arena[start:])
+	if !ok {
+		p.arena = p.arena[:start]
+		if !isContinuation(line) {
+			p.syntaxError(line, badStackLine)
+			p.sampleBad = true
+			return true
+		}
+		return false
+	}
+	p.addFrame(f)
+	return false
+}
+
+// addFrame appends a frame that is not in the table.
+func (p *lineParser) addFrame(f Frame) {
+	if p.keep {
+		p.refs = append(p.refs, localRef|uint32(len(p.frames)))
+	}
+	p.frames = append(p.frames, f)
+}
+
+func (p *lineParser) finishSample() {
+	if p.keep {
+		// The consumer makes the Frames from refs[refStart:].
+		return
+	}
+	p.rec.Frames = p.frames[:len(p.frames):len(p.frames)]
+}
