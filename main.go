@@ -7,6 +7,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -213,6 +214,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 // what the model releases to the outputs. With strict, it returns the
 // first syntax error or lost record, which ends the loop.
 func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector, strict bool) (strictErr error) {
+	var clocks clockCache
 	for r.Scan() {
 		rec := r.Record()
 		if rec.Kind == parse.KindError {
@@ -231,6 +233,7 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 		}
 		ev := event(rec)
 		if rec.Kind == parse.KindSample {
+			ev.Clock = clocks.isClock(rec.Event)
 			ev.Ref = out.Sample(rec)
 		}
 		model.Add(ev)
@@ -241,13 +244,14 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 	return strictErr
 }
 
-// event is a record as the model takes it.
+// event is a record as the model takes it (a sample's Clock and Ref
+// aside).
 func event(rec *parse.Record) state.Event {
 	e := state.Event{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU}
 	switch rec.Kind {
 	case parse.KindSample:
 		e.Kind, e.Period, e.Name = state.KindSample, rec.Period, rec.Event
-		e.Clock, e.HasPeriod, e.HasTime = parse.IsClockEvent(rec.Event), rec.HasPeriod, rec.HasTime
+		e.HasPeriod, e.HasTime = rec.HasPeriod, rec.HasTime
 	case parse.KindSwitch:
 		e.Kind, e.Out = state.KindSwitch, rec.Out
 	case parse.KindSwitchCPUWide:
@@ -264,6 +268,21 @@ func event(rec *parse.Record) state.Event {
 		e.Kind = state.KindTick
 	}
 	return e
+}
+
+// clockCache answers parse.IsClockEvent for the last event name seen
+// (traces mostly have one): a comparison per sample instead of a parse.
+type clockCache struct {
+	event []byte
+	clock bool
+}
+
+func (c *clockCache) isClock(ev []byte) bool {
+	if c.event == nil || !bytes.Equal(ev, c.event) {
+		c.event = append(c.event[:0], ev...)
+		c.clock = parse.IsClockEvent(ev)
+	}
+	return c.clock
 }
 
 // skippedWarning reports the lines the reader could not parse.

@@ -2,6 +2,7 @@
 # Throughput and peak RSS of wallfold on a large input.
 #
 #   scripts/bench.sh [TRACE.txt [PERF.data]]
+#   OLD=path/to/old/wallfold scripts/bench.sh ...   # also: old vs new
 #
 # TRACE defaults to /work/big/gobuild.txt if present, else the shipped
 # traces concatenated to ~200 MB in /tmp. Reports wall time (best and
@@ -9,7 +10,9 @@
 # for folded and pprof output, and the same for a ~1 GB input (TRACE
 # repeated). With PERF.data, times `perf script ... > /dev/null`,
 # `... | cat`, `... | drain` (wallfold's pipe reader alone) and
-# `... | wallfold` in interleaved rounds.
+# `... | wallfold` in interleaved rounds. With OLD set, the old and the new
+# binary also run in interleaved rounds (folded, pprof, stdin), with the
+# ratio of their median wall and CPU times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -74,6 +77,38 @@ if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
 	measure "stackcollapse-perf.pl" stackcollapse-perf.pl "$in"
 else
 	echo "stackcollapse-perf.pl: not found on this machine (not measured)"
+fi
+
+if [ -n "${OLD:-}" ]; then
+	# old and new in turn, RUNS rounds: the machine's noise hits both.
+	echo "old ($OLD) vs new ($bin), $RUNS interleaved rounds:"
+	for mode in folded pprof stdin; do
+		for b in old new; do : >"$tmp/ab.$mode.$b.wall"; : >"$tmp/ab.$mode.$b.cpu"; done
+	done
+	for _ in $(seq "$RUNS"); do
+		for mode in folded pprof stdin; do
+			for b in old new; do
+				exe=$bin
+				[ "$b" = old ] && exe=$OLD
+				case $mode in
+				folded) cmd="\"$exe\" -q \"$in\" >/dev/null" ;;
+				pprof) cmd="\"$exe\" -q -f pprof -o \"$tmp/ab.pb.gz\" \"$in\"" ;;
+				stdin) cmd="\"$exe\" -q <\"$in\" >/dev/null" ;;
+				esac
+				/usr/bin/time -f '%e %U %S' -o "$tmp/ab.t" sh -c "$cmd"
+				awk '{print $1}' "$tmp/ab.t" >>"$tmp/ab.$mode.$b.wall"
+				awk '{print $2+$3}' "$tmp/ab.t" >>"$tmp/ab.$mode.$b.cpu"
+			done
+		done
+	done
+	median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+	for mode in folded pprof stdin; do
+		ow=$(median "$tmp/ab.$mode.old.wall") nw=$(median "$tmp/ab.$mode.new.wall")
+		oc=$(median "$tmp/ab.$mode.old.cpu") nc=$(median "$tmp/ab.$mode.new.cpu")
+		printf '%-8s wall median old %.2f s new %.2f s (new/old %.2f); CPU median old %.2f s new %.2f s (new/old %.2f)\n' \
+			"$mode" "$ow" "$nw" "$(awk -v a="$nw" -v b="$ow" 'BEGIN{print a/b}')" \
+			"$oc" "$nc" "$(awk -v a="$nc" -v b="$oc" 'BEGIN{print a/b}')"
+	done
 fi
 
 # ~1 GB: the trace repeated (timestamps go backwards at each seam: fine).

@@ -91,7 +91,7 @@ func (m *Model) Add(e Event) {
 		m.sample(&e)
 	}
 	e.Name = nil // not kept
-	m.push(e)
+	m.push(&e)
 }
 
 // Ready returns the samples released since the last call, in input order
@@ -221,13 +221,13 @@ func (m *Model) setScope(s Scope) {
 
 // push hands an event to the tracker, through the look-ahead window when
 // there is one.
-func (m *Model) push(e Event) {
+func (m *Model) push(e *Event) {
 	if !m.ahead && m.ring.len() == 0 {
 		m.t.add(e)
 		return
 	}
 	if m.ahead {
-		m.hint(&e)
+		m.hint(e)
 	}
 	m.ring.push(e)
 	for m.ring.len() > 0 {
@@ -296,7 +296,7 @@ type ring struct {
 
 func (r *ring) len() int { return r.size }
 
-func (r *ring) push(e Event) {
+func (r *ring) push(e *Event) {
 	if r.size == len(r.buf) {
 		nb := make([]Event, max(64, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
@@ -304,14 +304,14 @@ func (r *ring) push(e Event) {
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.size)%len(r.buf)] = e
+	r.buf[(r.head+r.size)%len(r.buf)] = *e
 	r.size++
 }
 
 func (r *ring) peek() *Event { return &r.buf[r.head] }
 
-func (r *ring) pop() Event {
-	e := r.buf[r.head]
+func (r *ring) pop() *Event {
+	e := &r.buf[r.head]
 	r.head = (r.head + 1) % len(r.buf)
 	r.size--
 	return e

@@ -163,7 +163,7 @@ func (t *tracker) flush() {
 }
 
 // add dispatches an event to its input.
-func (t *tracker) add(e Event) {
+func (t *tracker) add(e *Event) {
 	switch e.Kind {
 	case KindSample:
 		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})

@@ -61,7 +61,7 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 		if o.Kind == KindSample {
 			samples++
 		}
-		tr.add(o.Event)
+		tr.add(&o.Event)
 	}
 	tr.flush()
 	if len(times) != samples {
