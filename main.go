@@ -48,9 +48,9 @@ average parallelism, a histogram, the serial hot spots.`
 type CLI struct {
 	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
 	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  string      `short:"f" enum:"folded,pprof,summary" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types) or summary (the parallelism story as text)."`
+	Format  emit.Format `short:"f" enum:"folded,pprof,summary" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types) or summary (the parallelism story as text)."`
 	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
-	Weight  string      `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
 	Event   string      `help:"Use samples of this event (default: the first event seen)."`
 
@@ -139,11 +139,11 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer in.close()
 
-	format := map[string]emit.Format{"folded": emit.Folded, "pprof": emit.Pprof, "summary": emit.Summary}[c.Format]
+	format := c.Format
 	opts := emit.Options{
 		Format:           format,
 		WithSummary:      c.Summary,
-		Weight:           emit.Wall,
+		Weight:           c.Weight,
 		Names:            emit.NameOptions{Addrs: c.Addrs, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All},
 		PID:              c.PID,
 		TID:              c.TID,
@@ -151,9 +151,6 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		Event:            c.Event,
 		Filter: emit.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,
 			Comms: c.Comm, Time: c.Time},
-	}
-	if c.Weight == "cpu" {
-		opts.Weight = emit.CPU
 	}
 	if c.Time.Percent() {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
