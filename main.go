@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -179,7 +178,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		return &exitError{1, "empty input (--strict): " + parse.HowToConvert()}
 	}
 
-	warnings := append(append(skippedWarning(r), out.Warnings()...), model.Warnings()...)
+	warnings := append(append(r.Warnings(), out.Warnings()...), model.Warnings()...)
 	if !c.Quiet && format != emit.Summary { // the summary carries them
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
@@ -280,20 +279,6 @@ func (c *clockCache) isClock(ev []byte) bool {
 		c.clock = parse.IsClockEvent(ev)
 	}
 	return c.clock
-}
-
-// skippedWarning reports the lines the reader could not parse.
-func skippedWarning(r *parse.Reader) []string {
-	n := r.Skipped()
-	if n == 0 {
-		return nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "skipped %d unparseable line(s) (and the samples they were part of):", n)
-	for _, e := range r.Errors() {
-		fmt.Fprintf(&b, "\n  %s: %q", e.Error(), e.Text)
-	}
-	return []string{b.String()}
 }
 
 // tightPercent is GOGC while a profile is built and encoded.

@@ -27,6 +27,20 @@ func (r *Reader) NotPerfScript() error {
 	return fmt.Errorf("%s: no perf records in %d line(s): %s (line %d: %q); %s", e.FileName, r.Lines(), what, e.Line, e.Text, howToConvert)
 }
 
+// Warnings reports the skipped lines, the first few of them quoted, as
+// one warning (none when nothing was skipped).
+func (r *Reader) Warnings() []string {
+	if r.skipped == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "skipped %d unparseable line(s) (and the samples they were part of):", r.skipped)
+	for _, e := range r.errs {
+		fmt.Fprintf(&b, "\n  %s: %q", e.Error(), e.Text)
+	}
+	return []string{b.String()}
+}
+
 // Empty reports an input with no record and nothing skipped.
 func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 }
 

@@ -34,6 +34,13 @@ func TestAbsurdPeriod(t *testing.T) {
 	if records != 2 || r.Skipped() != 1 {
 		t.Errorf("%d records, %d skipped; want 2 and 1", records, r.Skipped())
 	}
+	ws := r.Warnings()
+	if len(ws) != 1 || ws[0] != "skipped 1 unparseable line(s) (and the samples they were part of):\n  "+want+": \"phases  5756   273.126607:    99999999999999 cpu-clock:\"" {
+		t.Errorf("Warnings() = %q", ws)
+	}
+	if _, _, n := scanAll("phases  5756   273.125607: PERF_RECORD_SWITCH IN\n"); n != 1 {
+		t.Errorf("one record read as %d", n)
+	}
 }
 
 func TestNotPerfScript(t *testing.T) {
