@@ -41,8 +41,12 @@ type IntList struct {
 	ranges [][2]int // inclusive; hi < 0: open
 }
 
-// UnmarshalText parses a list (for flags).
+// UnmarshalText parses a list (for flags); an empty one is no filter.
 func (l *IntList) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*l = IntList{}
+		return nil
+	}
 	var out IntList
 	for _, part := range strings.Split(string(b), ",") {
 		part = strings.TrimSpace(part)
@@ -90,8 +94,12 @@ type NameList struct {
 	m map[string]bool
 }
 
-// UnmarshalText parses "a,b,c" (for flags).
+// UnmarshalText parses "a,b,c" (for flags); an empty one is no filter.
 func (l *NameList) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*l = NameList{}
+		return nil
+	}
 	m := map[string]bool{}
 	for _, x := range strings.Split(string(b), ",") {
 		if x = strings.TrimSpace(x); x != "" {
@@ -112,8 +120,12 @@ type TimeWindow struct {
 	set              bool
 }
 
-// UnmarshalText parses START,END (for flags).
+// UnmarshalText parses START,END (for flags); an empty one is no window.
 func (w *TimeWindow) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*w = TimeWindow{}
+		return nil
+	}
 	s := string(b)
 	var out TimeWindow
 	a, z, ok := strings.Cut(s, ",")

@@ -21,7 +21,7 @@ func TestIntList(t *testing.T) {
 			t.Errorf("Has(%d) = %v", n, !want)
 		}
 	}
-	for _, bad := range []string{"x", "3-1", "-2", "", ",", "1-x"} {
+	for _, bad := range []string{"x", "3-1", "-2", ",", "1-x"} {
 		var l IntList
 		if err := l.UnmarshalText([]byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
@@ -58,6 +58,13 @@ func TestTimeWindow(t *testing.T) {
 	var zero TimeWindow
 	if zero.Percent() || zero.set {
 		t.Error("zero TimeWindow is a window")
+	}
+	// An empty flag value is no filter, as if the flag were not given.
+	var l IntList
+	var n NameList
+	if l.UnmarshalText(nil) != nil || !l.Has(3) || zero.UnmarshalText(nil) != nil || zero.set ||
+		n.UnmarshalText(nil) != nil || n.m != nil {
+		t.Error("an empty value filters")
 	}
 }
 

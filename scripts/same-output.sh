@@ -43,6 +43,8 @@ flagsets=(
 	"--event=cycles"
 	"--strict"
 	"-q -f pprof --pid"
+	"--parallelism= --comm= --time= --pids= --tids= --event="
+	"--comm=, -f summary"
 )
 # Through stdin: the sequential reader, deferred % windows.
 stdinsets=("" "-f pprof" "-f summary" "--time=20%,70%" "--time=20%,70% -f pprof" "--strict --summary")
