@@ -2,15 +2,14 @@ package parse
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-// Most inputs below are lines copied from /work/shared/traces and
-// /work/shared/corpus/{inferno,flamegraph}. The comms that no recorded
+// Most inputs below are lines copied from ../testdata/traces and
+// ../testdata/corpus/{inferno,flamegraph}. The comms that no recorded
 // trace contains ("Web Content", "kworker/3:1H", "[ET_NET 0]",
 // "V8 WorkerThread") and the events "sched:sched_switch" /
 // "cpu/event=0x3c/u" are placed into copies of real lines, keeping perf's
@@ -423,18 +422,18 @@ func TestReaderErrorsCapped(t *testing.T) {
 	}
 }
 
-// TestReaderRealFiles reads every shared trace and corpus file: none has a
-// line the reader may reject (except the three inferno files made to be
-// bad), and for the recorded traces the numbers of samples and side-band
-// records match a plain count of their lines.
+// TestReaderRealFiles reads every trace and corpus file in testdata: none
+// has a line the reader may reject (except the three inferno files made
+// to be bad), and for the recorded traces the numbers of samples and
+// side-band records match a plain count of their lines.
 func TestReaderRealFiles(t *testing.T) {
 	var files []string
-	for _, g := range []string{"/work/shared/traces/*.txt", "/work/shared/corpus/flamegraph/perf-*.txt", "/work/shared/corpus/inferno/*.txt"} {
+	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/traces/*.gz", "../testdata/corpus/flamegraph/perf-*.txt", "../testdata/corpus/inferno/*.txt"} {
 		m, _ := filepath.Glob(g)
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		t.Skip("no shared traces here")
+		t.Fatal("no testdata")
 	}
 	badLines := map[string]int{
 		"empty-line.txt": 1, "weird-stack-line.txt": 1,
@@ -448,10 +447,7 @@ func TestReaderRealFiles(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := readTestFile(t, path)
 			r := NewReader(bytes.NewReader(data), name)
 			samples, side := 0, 0
 			for r.Scan() {
