@@ -154,7 +154,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if c.Time.Percent() {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
 	}
-	model := state.NewModel(c.Scope)
+	model := state.NewModel(state.Options{Scope: c.Scope})
 	out := emit.NewCollector(opts, model)
 
 	// On stdin, parse on this goroutine: the second CPU belongs to perf

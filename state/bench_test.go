@@ -46,7 +46,7 @@ func BenchmarkModel(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m := NewModel(scope)
+				m := NewModel(Options{Scope: scope})
 				released := 0
 				for j := range evs {
 					m.Add(evs[j])

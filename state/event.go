@@ -21,6 +21,10 @@ const (
 	KindComm
 	// KindLost says Lost records were dropped.
 	KindLost
+	// KindBlockStack is a sample taken where the event's thread left its
+	// CPU (sched:sched_switch): Ref is the stack its off-CPU time is
+	// charged to. It is not a CPU sample.
+	KindBlockStack
 )
 
 // Ref values of samples that are signs of life only, never released.
@@ -37,6 +41,9 @@ const (
 type Event struct {
 	Kind EventKind
 	Out  bool // switches: OUT (else IN)
+	// Preempt is a switch OUT that left the thread runnable (perf's
+	// "OUT preempt"): the CPU was taken from it.
+	Preempt bool
 	// Samples: Clock says the period is CPU time in ns (cpu-clock,
 	// task-clock); HasPeriod and HasTime that the line printed them.
 	Clock, HasPeriod, HasTime bool
@@ -48,15 +55,47 @@ type Event struct {
 	CPU      int // -1 when not printed
 	// CPU-wide switches: the next (OUT) or previous (IN) task on the CPU.
 	PeerPID, PeerTID int
+	// KindFork: the new thread's parent process (-1 when not printed).
+	ParentPID int
 
 	Period uint64 // samples
 	Lost   uint64 // KindLost: records lost
 	// Ref is the caller's handle for a sample, given back in Weighted; see
-	// OtherEvent and Unwanted.
+	// OtherEvent and Unwanted. On a switch, a handle for the thread's
+	// off-CPU time when none of its samples or block stacks gives one
+	// (OtherEvent: none); on KindBlockStack, the stack of the switch.
 	Ref int
 	// Name is the sample's event as printed, read only during Add (for a
 	// warning about the first sample).
 	Name []byte
+	// Comm is the thread's name (on KindComm, the new one), read only
+	// during Add (a tree's root named by its command).
+	Comm []byte
+}
+
+// State says where a Weighted's time went.
+type State uint8
+
+const (
+	// OnCPU is a sample: its thread ran.
+	OnCPU State = iota
+	// Blocked is off-CPU time of a thread that waited for something else
+	// than a CPU (sleep, I/O, a lock, a child) while no thread of its
+	// group ran.
+	Blocked
+	// Runnable is off-CPU time of a thread that wanted a CPU (switched out
+	// with preempt) while no thread of its group ran.
+	Runnable
+)
+
+func (s State) String() string {
+	switch s {
+	case Blocked:
+		return "blocked"
+	case Runnable:
+		return "runnable"
+	}
+	return "on-cpu"
 }
 
 // Weighted is a sample released with its parallelism.
@@ -70,7 +109,29 @@ type Weighted struct {
 	// Parallelism is the number of threads of the sample's group running
 	// at its moment, its own included; 0 for the idle task (tid 0).
 	Parallelism int
-	// Group is the key of the sample's group: 0 in workload scope, else
-	// its process (its tid when the process is unknown).
+	// Group is the key of the sample's group: 0 in workload scope, the
+	// root's pid in tree scope, else its process (its tid when the process
+	// is unknown).
 	Group int
+	// State is OnCPU for samples. Otherwise the Weighted is a share of
+	// the group's off-CPU time (Model's OffCPU option): OffCPU ns charged
+	// at Ref from Time on; Period and Parallelism are 0, CPU is -1.
+	State  State
+	OffCPU int64
 }
+
+// Split is how a group's span divides: on CPU (at least one thread of
+// the group runs), runnable (none runs, one wants a CPU), blocked (none
+// runs or waits for a CPU, one is alive and off CPU). The rest of the
+// span, if any, had no live thread the model knew of. Times in ns.
+type Split struct {
+	Group                      int
+	First, Last                int64 // the group's first and last records
+	OnCPU, Runnable, Blocked   int64
+	// CPU is the sum of the threads' running time (the average
+	// parallelism while on CPU is CPU/OnCPU).
+	CPU int64
+}
+
+// Span is the group's last record minus its first.
+func (s Split) Span() int64 { return s.Last - s.First }

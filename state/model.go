@@ -6,7 +6,7 @@ import "fmt"
 // an Event, in input order, and gives back the samples with their
 // parallelism once it is decided:
 //
-//	m := state.NewModel(state.Auto)
+//	m := state.NewModel(state.Options{Scope: state.Auto})
 //	for each record { m.Add(ev); use(m.Ready()) }
 //	use(m.Close())
 //
@@ -35,6 +35,24 @@ type Model struct {
 	profiled  int  // samples of the profiled event
 	clock     bool // the profiled event is a clock
 	clockSeen bool
+
+	treeComm []byte // tree scope: the root's command, until found
+	splits   []Split
+}
+
+// Options set up a Model.
+type Options struct {
+	Scope Scope
+	// OffCPU releases, besides the samples, each thread's share of the
+	// time when no thread of its group runs (Weighted.State, OffCPU).
+	OffCPU bool
+	// Tree scope (Scope is then ignored): the root process by pid, or
+	// else the first process seen with this command.
+	TreePID  int
+	TreeComm string
+	// Splits keeps each group's split for Splits (memory grows with the
+	// groups a trace ever had, as a summary's does).
+	Splits bool
 }
 
 // lookaheadNs is how far (in trace time) events wait in process scope so
@@ -55,9 +73,13 @@ const lookaheadMax = 1 << 18
 // thread: a thread on a CPU is sampled once a period, with some jitter.
 const silencePeriods = 3
 
-// NewModel returns a Model for scope (Auto: decided by the records; see
+// NewModel returns a Model (scope Auto: decided by the records; see
 // decide).
-func NewModel(scope Scope) *Model {
+func NewModel(o Options) *Model {
+	scope := o.Scope
+	if o.TreePID > 0 || o.TreeComm != "" {
+		scope = Tree
+	}
 	m := &Model{scope: scope}
 	s := scope
 	if scope == Auto {
@@ -65,8 +87,19 @@ func NewModel(scope Scope) *Model {
 		m.ahead = true
 		s = Workload
 	}
-	m.ahead = m.ahead || scope == Process
+	m.ahead = m.ahead || scope == Process || scope == Tree
 	m.t = newTracker(config{Scope: s, Gap: -1}, m.release)
+	if o.OffCPU {
+		m.t.releaseOff = m.releaseOff
+	}
+	m.t.keepSplits = o.Splits
+	if scope == Tree {
+		if o.TreePID > 0 {
+			m.t.setTreeRoot(o.TreePID)
+		} else {
+			m.treeComm = []byte(o.TreeComm)
+		}
+	}
 	return m
 }
 
@@ -92,6 +125,7 @@ func (m *Model) Add(e Event) {
 	}
 	e.Name = nil // not kept
 	m.push(&e)
+	e.Comm = nil
 }
 
 // Ready returns the samples released since the last call, in input order
@@ -115,9 +149,25 @@ func (m *Model) Close() []Weighted {
 			m.t.add(m.ring.pop())
 		}
 		m.t.flush()
+		if m.t.keepSplits {
+			m.splits = m.t.closeSplits()
+		}
 	}
 	return m.Ready()
 }
+
+// Splits returns how each group's span divided (on CPU, runnable,
+// blocked), in group order (a key may come more than once: a pid
+// reused); call it after Close, with Options.Splits. In tree scope, only
+// the tree's.
+func (m *Model) Splits() []Split { return m.splits }
+
+// Parent returns the process that forked process pid, when a FORK record
+// said.
+func (m *Model) Parent(pid int) (int, bool) { return m.t.parentOf(pid) }
+
+// TreeRoot returns the root process in tree scope (-1 until known).
+func (m *Model) TreeRoot() int { return m.t.treeRoot }
 
 // Scope returns the scope in force (Workload before any record).
 func (m *Model) Scope() Scope {
@@ -147,14 +197,32 @@ func (m *Model) release(s sample, par int) {
 		}
 	}
 	group := 0
-	if m.scope == Process {
+	switch m.scope {
+	case Process:
 		group = pid
 		if group < 0 {
 			group = s.TID
 		}
+	case Tree:
+		if !m.t.treeMember(pid) {
+			return // only takes CPUs
+		}
+		group = m.t.treeRoot
 	}
 	m.ready = append(m.ready, Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
 		Period: s.Period, Ref: s.Ref, Parallelism: par, Group: group})
+}
+
+func (m *Model) releaseOff(th *thread, st State, ns, since int64, ref int) {
+	if th.g == m.t.outside {
+		return
+	}
+	pid := th.pid
+	if known, ok := m.t.pidOf[th.tid]; ok {
+		pid = known
+	}
+	m.ready = append(m.ready, Weighted{Time: since, PID: pid, TID: th.tid, CPU: -1,
+		Ref: ref, Group: th.g.key, State: st, OffCPU: ns})
 }
 
 // sample sets the silence limit at the first sample, of whatever event, so
@@ -228,6 +296,9 @@ func (m *Model) push(e *Event) {
 	}
 	if m.ahead {
 		m.hint(e)
+		if m.treeComm != nil {
+			m.findRoot(e)
+		}
 	}
 	m.ring.push(e)
 	for m.ring.len() > 0 {
@@ -261,9 +332,34 @@ func (m *Model) hint(e *Event) {
 		if e.PeerPID > 0 {
 			m.t.learn(e.PeerPID, e.PeerTID)
 		}
-	case KindFork, KindExit, KindComm:
+	case KindFork:
+		m.t.learn(e.PID, e.TID)
+		m.t.noteParent(e.PID, e.ParentPID)
+	case KindExit, KindComm:
 		m.t.learn(e.PID, e.TID)
 	}
+}
+
+// findRoot makes the first process with the tree's command its root.
+func (m *Model) findRoot(e *Event) {
+	if string(e.Comm) != string(m.treeComm) || e.TID <= 0 {
+		return
+	}
+	switch e.Kind {
+	case KindSample, KindSwitch, KindSwitchCPUWide, KindComm, KindBlockStack:
+	default:
+		return
+	}
+	pid := e.PID
+	if pid <= 0 {
+		p, ok := m.t.pidOf[e.TID]
+		if !ok {
+			return // wait for a record that names its process
+		}
+		pid = p
+	}
+	m.t.setTreeRoot(pid)
+	m.treeComm = nil
 }
 
 // Warnings says what the trace lacks for exact answers, one line each,

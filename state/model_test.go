@@ -8,7 +8,7 @@ import (
 // feed gives evs to a new Model and returns what it released, by Ref.
 func feed(t *testing.T, scope Scope, evs []Event) (*Model, map[int]Weighted) {
 	t.Helper()
-	m := NewModel(scope)
+	m := NewModel(Options{Scope: scope})
 	got := map[int]Weighted{}
 	take := func(ws []Weighted) {
 		for _, w := range ws {
@@ -93,7 +93,7 @@ func TestModelAutoScope(t *testing.T) {
 			t.Errorf("%s: scope %v, %d released; want %v, 298", tt.name, m.Scope(), len(got), tt.want)
 		}
 	}
-	if m := NewModel(Auto); m.Scope() != Workload {
+	if m := NewModel(Options{}); m.Scope() != Workload {
 		t.Errorf("scope before any record: %v, want workload", m.Scope())
 	}
 }

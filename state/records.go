@@ -14,7 +14,7 @@ func (t *tracker) addSample(s sample) {
 		// CPU it idles on runs nothing else.
 		if s.CPU >= 0 {
 			if cur := t.cpuCur[s.CPU]; cur != nil && cur.running && cur.cpu == s.CPU {
-				t.stop(cur, s.Time)
+				t.stop(cur, s.Time, offBlocked)
 				t.drain(cur.g)
 			}
 		}
@@ -31,6 +31,10 @@ func (t *tracker) addSample(s sample) {
 	}
 	th := t.thread(s.PID, s.TID)
 	th.sampled = true
+	th.g.off.touch(s.Time)
+	if s.Ref != OtherEvent {
+		th.lastRef = s.Ref
+	}
 	t.onCPU(th, s.CPU, s.Time)
 	// The sample is a sign of life: it closes the gap before it, counts
 	// its own thread, and opens a gap covering what follows.
@@ -44,7 +48,7 @@ func (t *tracker) addSample(s sample) {
 }
 
 // switchTask is a per-task PERF_RECORD_SWITCH of the line's own thread.
-func (t *tracker) switchTask(now int64, pid, tid, cpu int, out bool) {
+func (t *tracker) switchTask(now int64, pid, tid, cpu int, out, preempt bool, ref int) {
 	t.stats.Switches++
 	t.advance(now)
 	if tid == 0 {
@@ -55,7 +59,7 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out bool) {
 		// the CPU has left it.
 		if out && cpu >= 0 {
 			if cur := t.cpuCur[cpu]; cur != nil && cur.running && cur.cpu == cpu {
-				t.stop(cur, now)
+				t.stop(cur, now, offGone)
 				t.drain(cur.g)
 			}
 		}
@@ -65,8 +69,16 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out bool) {
 		t.learn(pid, tid)
 	}
 	th := t.thread(pid, tid)
+	th.g.off.touch(now)
+	if ref != OtherEvent {
+		th.switchRef = ref
+	}
 	if out {
-		t.stop(th, now)
+		how := offBlocked
+		if preempt {
+			how = offRunnable
+		}
+		t.stop(th, now, how)
 	} else {
 		t.onCPU(th, cpu, now)
 		t.closeGap(th, now)
@@ -77,11 +89,11 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out bool) {
 
 // switchCPUWide is a PERF_RECORD_SWITCH_CPU_WIDE on cpu: the line's thread
 // goes out (other = the next task) or in (other = the previous task).
-func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID, otherTID int) {
+func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out, preempt bool, otherPID, otherTID, ref int) {
 	t.stats.CPUWide++
 	t.learn(otherPID, otherTID)
 	if tid != 0 {
-		t.switchTask(now, pid, tid, cpu, out)
+		t.switchTask(now, pid, tid, cpu, out, preempt, ref)
 		return
 	}
 	t.stats.Switches++
@@ -90,7 +102,7 @@ func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID
 	// the idle task comes in) is off it.
 	if !out && cpu >= 0 {
 		if cur := t.cpuCur[cpu]; cur != nil && cur.running && cur.cpu == cpu {
-			t.stop(cur, now)
+			t.stop(cur, now, offBlocked)
 			t.drain(cur.g)
 		}
 	}
@@ -98,12 +110,14 @@ func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out bool, otherPID
 
 // fork notes a new thread (pid:tid); it runs once it is switched in or
 // sampled.
-func (t *tracker) fork(now int64, pid, tid int) {
+func (t *tracker) fork(now int64, pid, tid, ppid int) {
 	t.stats.TaskEvents++
 	t.advance(now)
+	t.noteParent(pid, ppid)
 	if old := t.threads[tid]; old != nil {
 		// A reused tid: the old thread is gone.
-		t.stop(old, now)
+		old.exited = true
+		t.stop(old, now, offGone)
 		t.drain(old.g)
 		delete(t.threads, tid)
 		if old.g != t.one {
@@ -120,7 +134,9 @@ func (t *tracker) exit(now int64, pid, tid int) {
 	t.advance(now)
 	t.learn(pid, tid)
 	if th := t.threads[tid]; th != nil {
-		t.stop(th, now)
+		th.g.off.touch(now)
+		th.exited = true
+		t.stop(th, now, offGone)
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})
 	}
@@ -144,6 +160,21 @@ func (t *tracker) lost(now int64, n uint64) {
 	t.advance(now)
 }
 
+// blockStackAt is a sample taken where a thread leaves its CPU
+// (sched:sched_switch): where its off-CPU time is charged.
+func (t *tracker) blockStackAt(now int64, pid, tid, ref int) {
+	t.advance(now)
+	if tid <= 0 {
+		return
+	}
+	if pid > 0 {
+		t.learn(pid, tid)
+	}
+	th := t.thread(pid, tid)
+	th.g.off.touch(now)
+	t.blockStack(th, ref)
+}
+
 // tick advances the clock for a record that carries nothing else.
 func (t *tracker) tick(now int64) { t.advance(now) }
 
@@ -153,6 +184,7 @@ func (t *tracker) flush() {
 	for _, o := range t.exp[t.ehead:] {
 		if o.th.segOpen && o.th.segGen == o.gen {
 			o.th.segOpen = false
+			t.runOff(o.th, o.th.segTime, offSilent)
 		}
 	}
 	t.exp = t.exp[:0]
@@ -168,11 +200,13 @@ func (t *tracker) add(e *Event) {
 	case KindSample:
 		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})
 	case KindSwitch:
-		t.switchTask(e.Time, e.PID, e.TID, e.CPU, e.Out)
+		t.switchTask(e.Time, e.PID, e.TID, e.CPU, e.Out, e.Preempt, e.Ref)
 	case KindSwitchCPUWide:
-		t.switchCPUWide(e.Time, e.PID, e.TID, e.CPU, e.Out, e.PeerPID, e.PeerTID)
+		t.switchCPUWide(e.Time, e.PID, e.TID, e.CPU, e.Out, e.Preempt, e.PeerPID, e.PeerTID, e.Ref)
 	case KindFork:
-		t.fork(e.Time, e.PID, e.TID)
+		t.fork(e.Time, e.PID, e.TID, e.ParentPID)
+	case KindBlockStack:
+		t.blockStackAt(e.Time, e.PID, e.TID, e.Ref)
 	case KindExit:
 		t.exit(e.Time, e.PID, e.TID)
 	case KindComm:

@@ -42,9 +42,12 @@ const (
 	Workload
 	// Process counts the threads of the sample's own process.
 	Process
+	// Tree counts the threads of one process and all its descendants
+	// (Options.TreePID or TreeComm); other processes only take CPUs.
+	Tree
 )
 
-var scopeNames = [...]string{"auto", "workload", "process"}
+var scopeNames = [...]string{"auto", "workload", "process", "tree"}
 
 func (s Scope) String() string {
 	if int(s) < len(scopeNames) {
@@ -55,7 +58,7 @@ func (s Scope) String() string {
 
 // UnmarshalText decodes "auto", "workload" or "process" (for flags).
 func (s *Scope) UnmarshalText(b []byte) error {
-	for i, n := range scopeNames {
+	for i, n := range scopeNames[:Tree] { // a tree needs its root
 		if string(b) == n {
 			*s = Scope(i)
 			return nil
@@ -122,6 +125,15 @@ type thread struct {
 	segTime   int64  // the sign that opened the gap
 	committed bool   // records-only mode: +1 already added at segSeq
 	sampled   bool   // has samples (for Stats.UnknownPID)
+
+	// Off-CPU accounting (offcpu.go).
+	on, inSet, exited bool
+	offState          State
+	joinCum           float64
+	onSince, offSince int64
+	// Stacks for off-CPU time: the last sample's, the block stack of the
+	// coming or last switch-out, the switch record's, the one in use.
+	lastRef, blockRef, switchRef, offRef int
 }
 
 type openSeg struct {
@@ -145,6 +157,7 @@ type group struct {
 	acc     int32
 	open    []openSeg
 	ohead   int
+	off     offAcct
 }
 
 // tracker is the state machine. It is not safe for concurrent use.
@@ -161,6 +174,18 @@ type tracker struct {
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
 	dead    []deadThread // exited threads, to forget later
+
+	// releaseOff receives shares of off-CPU time (nil: none wanted).
+	releaseOff func(th *thread, s State, ns, since int64, ref int)
+	keepSplits bool
+	splits     []Split // of groups already forgotten (keepSplits)
+
+	// Tree scope: the root process, the parents FORK records named, and
+	// the group of the processes outside the tree.
+	treeRoot int
+	parent   map[int]int
+	inTree   map[int]bool
+	outside  *group
 }
 
 // newTracker returns a tracker that calls release for every sample.
@@ -172,6 +197,9 @@ func newTracker(cfg config, release releaseFunc) *tracker {
 		pidOf:   make(map[int]int),
 		groups:  make(map[int]*group),
 		cpuCur:  make(map[int]*thread),
+		parent:  make(map[int]int),
+		inTree:  make(map[int]bool),
+		treeRoot: -1,
 	}
 	return t
 }
@@ -223,6 +251,15 @@ func (t *tracker) setGap(gap int64) {
 }
 
 func (t *tracker) allGroups() []*group {
+	if t.cfg.Scope == Tree {
+		var gs []*group
+		for _, g := range []*group{t.one, t.outside} {
+			if g != nil {
+				gs = append(gs, g)
+			}
+		}
+		return gs
+	}
 	if t.one != nil {
 		return []*group{t.one}
 	}
@@ -234,6 +271,18 @@ func (t *tracker) allGroups() []*group {
 }
 
 func (t *tracker) group(pid int) *group {
+	if t.cfg.Scope == Tree {
+		if t.treeMember(pid) {
+			if t.one == nil {
+				t.one = &group{key: t.treeRoot}
+			}
+			return t.one
+		}
+		if t.outside == nil {
+			t.outside = &group{key: -1}
+		}
+		return t.outside
+	}
 	if t.cfg.Scope == Workload {
 		if t.one == nil {
 			t.one = &group{}
@@ -276,6 +325,7 @@ func (t *tracker) move(th *thread, pid int) {
 	if wasRunning {
 		t.closeGap(th, t.now)
 	}
+	t.runOff(th, t.now, offGone)
 	th.g = ng
 	old.threads--
 	ng.threads++
@@ -297,7 +347,8 @@ func (t *tracker) thread(pid, tid int) *thread {
 			pid = tid // a tid with no known pid is its own process
 		}
 	}
-	th = &thread{tid: tid, pid: pid, cpu: -1}
+	th = &thread{tid: tid, pid: pid, cpu: -1,
+		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}
 	th.g = t.group(pid)
 	th.g.threads++
 	t.threads[tid] = th
@@ -331,6 +382,7 @@ func (t *tracker) advance(now int64) {
 		// Silent too long: it stopped at its last sign.
 		o.th.segOpen = false
 		o.th.running = false
+		t.runOff(o.th, o.th.segTime, offSilent)
 		t.stats.SilentStops++
 		t.ehead++
 		t.drain(o.th.g)
@@ -349,6 +401,7 @@ func (t *tracker) discontinuity() {
 		if o.th.segOpen && o.th.segGen == o.gen {
 			o.th.segOpen = false
 			o.th.running = false
+			t.runOff(o.th, o.th.segTime, offSilent)
 		}
 	}
 	t.exp = t.exp[:0]
@@ -377,9 +430,12 @@ func (t *tracker) reap() {
 		if p, ok := t.pidOf[d.tid]; ok && p == th.pid {
 			delete(t.pidOf, d.tid)
 		}
-		if g := th.g; g != t.one {
+		if g := th.g; g != t.one && g != t.outside {
 			g.threads--
 			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
+				if t.keepSplits {
+					t.splits = append(t.splits, t.closeSplit(g))
+				}
 				delete(t.groups, g.key)
 			}
 		}
@@ -419,9 +475,10 @@ func (t *tracker) commit(th *thread) {
 	th.committed = true
 }
 
-// stop ends a thread's running state at a sign.
-func (t *tracker) stop(th *thread, now int64) {
+// stop ends a thread's running state at a sign that says how.
+func (t *tracker) stop(th *thread, now int64, how offHow) {
 	t.closeGap(th, now)
+	t.runOff(th, now, how)
 	th.running = false
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu)
@@ -442,6 +499,7 @@ func (t *tracker) closeGap(th *thread, now int64) {
 	th.segOpen = false
 	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
 		t.stats.SilentStops++
+		t.runOff(th, th.segTime, offSilent)
 		return // silent too long: not running in between
 	}
 	g.addAt(th.segSeq, 1)
@@ -450,6 +508,7 @@ func (t *tracker) closeGap(th *thread, now int64) {
 
 // start opens a running gap at time now, covering later samples.
 func (t *tracker) start(th *thread, now int64) {
+	t.runOn(th, now)
 	th.running = true
 	g := th.g
 	th.segSeq = g.seq
@@ -472,7 +531,7 @@ func (t *tracker) onCPU(th *thread, cpu int, now int64) {
 	}
 	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu {
 		t.stats.ImplicitOuts++
-		t.stop(cur, now)
+		t.stop(cur, now, offBlocked)
 		t.drain(cur.g)
 	}
 	t.cpuCur[cpu] = th

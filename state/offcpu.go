@@ -1,0 +1,257 @@
+package state
+
+import "sort"
+
+// This file accounts for every instant of a group's span: on CPU (at least
+// one of its threads runs), runnable or blocked (none runs; see Split).
+//
+// It follows the tracker's decisions as transitions of each thread
+// between on and off CPU (runOn, runOff), at the time they took effect: a
+// silence decided late is dated at the thread's last sign, a little in the
+// past, and is clamped to the group's latest transition so that time only
+// moves forward.
+//
+// While no thread of a group runs, its time is divided equally among the
+// threads that are alive and off CPU (the off set). Rather than charging
+// every member at every change, the group keeps a running integral
+// cum = ∫ dt/|off set| over its idle time, and a member's share is the
+// growth of cum while it was in the set: O(1) per transition, whatever
+// the number of sleeping threads. Idle time with an empty set (threads
+// silent, not switched out; a thread not yet run) is charged as blocked to
+// the next thread that runs.
+
+// offHow says how a thread left its CPU.
+type offHow uint8
+
+const (
+	offSilent   offHow = iota // no record said: silence, or state unknown
+	offBlocked                // SWITCH OUT (or a CPU taken by another task)
+	offRunnable               // SWITCH OUT preempt
+	offGone                   // exited, or moved to another group
+)
+
+// offAcct is a group's accounting.
+type offAcct struct {
+	started     bool
+	first, last int64 // the group's first and last records (time > 0)
+	at          int64 // latest transition (the clamp)
+	running     int   // threads on CPU
+	onSince     int64 // when running last became > 0
+	idleSince   int64 // cum is up to date to here (running == 0)
+	cum         float64
+	set         int // threads in the off set
+	nRunnable   int // of which runnable
+	orphan      int64
+	split       Split
+}
+
+// touch notes a record of the group at now.
+func (a *offAcct) touch(now int64) {
+	if now <= 0 {
+		return // perf's synthesized records
+	}
+	if !a.started {
+		a.started = true
+		a.first, a.last, a.at, a.idleSince = now, now, now, now
+		return
+	}
+	if now > a.last {
+		a.last = now
+	}
+}
+
+// clamp dates a transition no earlier than the group's latest one.
+func (a *offAcct) clamp(at int64) int64 {
+	if !a.started {
+		return at
+	}
+	if at < a.at {
+		return a.at
+	}
+	a.at = at
+	return at
+}
+
+// update brings the idle integral up to at.
+func (a *offAcct) update(at int64) {
+	if a.running > 0 || !a.started || at <= a.idleSince {
+		return
+	}
+	dt := at - a.idleSince
+	a.idleSince = at
+	switch {
+	case a.set == 0:
+		a.orphan += dt
+	case a.nRunnable > 0:
+		a.cum += float64(dt) / float64(a.set)
+		a.split.Runnable += dt
+	default:
+		a.cum += float64(dt) / float64(a.set)
+		a.split.Blocked += dt
+	}
+}
+
+// runOn notes that th is on a CPU from at on.
+func (t *tracker) runOn(th *thread, at int64) {
+	a := &th.g.off
+	a.touch(at)
+	if th.on {
+		return
+	}
+	at = a.clamp(at)
+	a.update(at)
+	if th.inSet {
+		t.leaveSet(th)
+	}
+	if a.running == 0 {
+		if a.orphan > 0 {
+			// Idle with nobody known to wait: the thread that ends it.
+			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, t.offRef(th))
+			a.split.Blocked += a.orphan
+			a.orphan = 0
+		}
+		a.onSince = at
+	}
+	a.running++
+	th.on = true
+	th.onSince = at
+	th.blockRef = OtherEvent // a block stack is for the next switch-out
+}
+
+// runOff notes that th left its CPU at at, how.
+func (t *tracker) runOff(th *thread, at int64, how offHow) {
+	a := &th.g.off
+	if th.exited && how != offGone {
+		how = offGone // an exiting task's last switch-out: still gone
+	}
+	if !th.on {
+		// Already off: a record now says how (after a silence), or that
+		// it is gone.
+		switch {
+		case how == offGone && th.inSet:
+			a.update(a.clamp(at))
+			t.leaveSet(th)
+		case (how == offBlocked || how == offRunnable) && !th.inSet:
+			at = a.clamp(at)
+			a.update(at)
+			t.joinSet(th, at, how)
+		}
+		return
+	}
+	at = a.clamp(at)
+	th.on = false
+	a.split.CPU += at - th.onSince
+	a.running--
+	if a.running == 0 {
+		a.split.OnCPU += at - a.onSince
+		a.idleSince = at
+	}
+	if how == offBlocked || how == offRunnable {
+		t.joinSet(th, at, how)
+	}
+}
+
+func (t *tracker) joinSet(th *thread, at int64, how offHow) {
+	a := &th.g.off
+	th.inSet = true
+	th.offState = Blocked
+	if how == offRunnable {
+		th.offState = Runnable
+		a.nRunnable++
+	}
+	th.joinCum = a.cum
+	th.offSince = at
+	th.offRef = t.offRef(th)
+	a.set++
+}
+
+// leaveSet charges th its share of the idle time while it was in the set
+// (update first).
+func (t *tracker) leaveSet(th *thread) {
+	a := &th.g.off
+	th.inSet = false
+	a.set--
+	if th.offState == Runnable {
+		a.nRunnable--
+	}
+	if ns := int64(a.cum - th.joinCum + 0.5); ns > 0 {
+		t.charge(th, th.offState, ns, th.offSince, th.offRef)
+	}
+}
+
+// offRef is the stack a thread's off-CPU time is charged to: its block
+// stack at the switch-out, else its last sample's, else its switch's.
+func (t *tracker) offRef(th *thread) int {
+	switch {
+	case th.blockRef != OtherEvent:
+		return th.blockRef
+	case th.lastRef != OtherEvent:
+		return th.lastRef
+	}
+	return th.switchRef
+}
+
+// blockStack notes the stack where th leaves (or just left) its CPU.
+func (t *tracker) blockStack(th *thread, ref int) {
+	th.blockRef = ref
+	if th.inSet {
+		th.offRef = ref
+	}
+}
+
+func (t *tracker) charge(th *thread, s State, ns, since int64, ref int) {
+	if t.releaseOff != nil && ref >= 0 {
+		t.releaseOff(th, s, ns, since, ref)
+	}
+}
+
+// closeSplit ends a group's accounting at its last record: threads still
+// on CPU ran to it, threads still off waited to it.
+func (t *tracker) closeSplit(g *group) Split {
+	a := &g.off
+	end := a.last
+	if end < a.at {
+		end = a.at
+	}
+	if a.running > 0 {
+		a.split.OnCPU += end - a.onSince
+		a.onSince = end
+	} else {
+		a.update(end)
+	}
+	var members []*thread
+	if g.threads > 0 { // a forgotten group has none left
+		for _, th := range t.threads {
+			if th.g == g && (th.inSet || th.on) {
+				members = append(members, th)
+			}
+		}
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].tid < members[j].tid })
+	for _, th := range members {
+		if th.on {
+			a.split.CPU += end - th.onSince
+			th.onSince = end
+		}
+		if th.inSet {
+			t.leaveSet(th)
+		}
+	}
+	a.orphan = 0
+	s := a.split
+	s.Group, s.First, s.Last = g.key, a.first, a.last
+	return s
+}
+
+// closeSplits ends every group's accounting (after flush), the tree's
+// only in tree scope, in group order.
+func (t *tracker) closeSplits() []Split {
+	out := t.splits
+	for _, g := range t.allGroups() {
+		if g != t.outside {
+			out = append(out, t.closeSplit(g))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
+	return out
+}

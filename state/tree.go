@@ -1,0 +1,59 @@
+package state
+
+// This file keeps the process tree: parents from FORK records (perf's
+// synthesized ones at time 0 included) and, in tree scope, which
+// processes descend from the root.
+
+// noteParent records that process pid was forked by ppid.
+func (t *tracker) noteParent(pid, ppid int) {
+	if pid <= 0 || ppid < 0 || pid == ppid {
+		return // a thread of the same process
+	}
+	if old, ok := t.parent[pid]; ok && old != ppid && pid != t.treeRoot {
+		delete(t.inTree, pid) // a reused pid: ask again
+	}
+	t.parent[pid] = ppid
+}
+
+// setTreeRoot makes pid the root of the tree (tree scope).
+func (t *tracker) setTreeRoot(pid int) {
+	if t.treeRoot >= 0 || pid <= 0 {
+		return
+	}
+	t.treeRoot = pid
+	t.inTree = map[int]bool{pid: true}
+	if t.one != nil {
+		t.one.key = pid
+	}
+}
+
+// treeMember reports whether process pid descends from the root. A
+// process's answer is kept once it is yes; a no is asked again (its
+// parent may be learnt later, or the root named later).
+func (t *tracker) treeMember(pid int) bool {
+	if t.treeRoot < 0 || pid <= 0 {
+		return false
+	}
+	if t.inTree[pid] {
+		return true
+	}
+	seen := 0
+	for p := pid; ; {
+		pp, ok := t.parent[p]
+		if !ok || seen > 1<<12 { // a loop of reused pids
+			return false
+		}
+		seen++
+		if t.inTree[pp] {
+			t.inTree[pid] = true
+			return true
+		}
+		p = pp
+	}
+}
+
+// parentOf returns the parent process of pid, if a FORK record named it.
+func (t *tracker) parentOf(pid int) (int, bool) {
+	pp, ok := t.parent[pid]
+	return pp, ok
+}
