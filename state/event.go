@@ -125,9 +125,9 @@ type Weighted struct {
 // runs or waits for a CPU, one is alive and off CPU). The rest of the
 // span, if any, had no live thread the model knew of. Times in ns.
 type Split struct {
-	Group                      int
-	First, Last                int64 // the group's first and last records
-	OnCPU, Runnable, Blocked   int64
+	Group                    int
+	First, Last              int64 // the group's first and last records
+	OnCPU, Runnable, Blocked int64
 	// CPU is the sum of the threads' running time (the average
 	// parallelism while on CPU is CPU/OnCPU).
 	CPU int64

@@ -191,14 +191,14 @@ type tracker struct {
 // newTracker returns a tracker that calls release for every sample.
 func newTracker(cfg config, release releaseFunc) *tracker {
 	t := &tracker{
-		cfg:     cfg,
-		release: release,
-		threads: make(map[int]*thread),
-		pidOf:   make(map[int]int),
-		groups:  make(map[int]*group),
-		cpuCur:  make(map[int]*thread),
-		parent:  make(map[int]int),
-		inTree:  make(map[int]bool),
+		cfg:      cfg,
+		release:  release,
+		threads:  make(map[int]*thread),
+		pidOf:    make(map[int]int),
+		groups:   make(map[int]*group),
+		cpuCur:   make(map[int]*thread),
+		parent:   make(map[int]int),
+		inTree:   make(map[int]bool),
 		treeRoot: -1,
 	}
 	return t
