@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -51,7 +52,10 @@ type CLI struct {
 	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
-	Event   string      `help:"Use samples of this event (default: the first event seen)."`
+	Event   string      `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
+	OffCPU  bool        `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
+	Tree    string      `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
+	Top     int         `default:"4" help:"Summary: show this many groups in full (largest wall first)."`
 
 	PID    bool `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
 	TID    bool `name:"tid" help:"Root frame comm-PID/TID."`
@@ -150,11 +154,19 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		Event:            c.Event,
 		Filter: emit.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,
 			Comms: c.Comm, Time: c.Time},
+		OffCPU:    c.OffCPU,
+		TopGroups: c.Top,
 	}
 	if c.Time.Percent() {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
 	}
-	model := state.NewModel(state.Options{Scope: c.Scope})
+	mo := state.Options{Scope: c.Scope, OffCPU: c.OffCPU, Splits: c.Summary || format == emit.Summary}
+	if pid, err := strconv.Atoi(c.Tree); err == nil && pid > 0 {
+		mo.TreePID = pid
+	} else {
+		mo.TreeComm = c.Tree
+	}
+	model := state.NewModel(mo)
 	out := emit.NewCollector(opts, model)
 
 	// On stdin, parse on this goroutine: the second CPU belongs to perf
@@ -228,9 +240,16 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 			continue // nothing for the model
 		}
 		ev := event(rec)
-		if rec.Kind == parse.KindSample {
+		switch rec.Kind {
+		case parse.KindSample:
+			if ref, ok := out.BlockStack(rec); ok {
+				ev.Kind, ev.Ref = state.KindBlockStack, ref
+				break
+			}
 			ev.Clock = clocks.isClock(rec.Event)
 			ev.Ref = out.Sample(rec)
+		case parse.KindSwitch, parse.KindSwitchCPUWide:
+			ev.Ref = out.SwitchRef(rec)
 		}
 		model.Add(ev)
 		out.Add(model.Ready())
@@ -243,21 +262,21 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 // event is a record as the model takes it (a sample's Clock and Ref
 // aside).
 func event(rec *parse.Record) state.Event {
-	e := state.Event{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU}
+	e := state.Event{Time: rec.Time, PID: rec.PID, TID: rec.TID, CPU: rec.CPU, Comm: rec.Comm}
 	switch rec.Kind {
 	case parse.KindSample:
 		e.Kind, e.Period, e.Name = state.KindSample, rec.Period, rec.Event
 		e.HasPeriod, e.HasTime = rec.HasPeriod, rec.HasTime
 	case parse.KindSwitch:
-		e.Kind, e.Out = state.KindSwitch, rec.Out
+		e.Kind, e.Out, e.Preempt = state.KindSwitch, rec.Out, rec.Preempt
 	case parse.KindSwitchCPUWide:
-		e.Kind, e.Out, e.PeerPID, e.PeerTID = state.KindSwitchCPUWide, rec.Out, rec.PeerPID, rec.PeerTID
+		e.Kind, e.Out, e.Preempt, e.PeerPID, e.PeerTID = state.KindSwitchCPUWide, rec.Out, rec.Preempt, rec.PeerPID, rec.PeerTID
 	case parse.KindFork:
-		e.Kind, e.PID, e.TID = state.KindFork, rec.SubjectPID, rec.SubjectTID
+		e.Kind, e.PID, e.TID, e.ParentPID = state.KindFork, rec.SubjectPID, rec.SubjectTID, rec.ParentPID
 	case parse.KindExit:
 		e.Kind, e.PID, e.TID = state.KindExit, rec.SubjectPID, rec.SubjectTID
 	case parse.KindComm:
-		e.Kind, e.PID, e.TID = state.KindComm, rec.SubjectPID, rec.SubjectTID
+		e.Kind, e.PID, e.TID, e.Comm = state.KindComm, rec.SubjectPID, rec.SubjectTID, rec.NewComm
 	case parse.KindLost:
 		e.Kind, e.Lost = state.KindLost, rec.Lost
 	default:

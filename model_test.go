@@ -310,7 +310,7 @@ func TestAbsurdFirstPeriodSetsNoGap(t *testing.T) {
 	}
 }
 
-var avgPar = regexp.MustCompile(`average parallelism: ([0-9.]+)`)
+var avgPar = regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`)
 var levelRow = regexp.MustCompile(`(?m)^\s+(\d+)\s+([0-9.]+)% `)
 
 // Was a bug (fixed): in workload scope the summary counts idle samples (tid 0,

@@ -20,7 +20,7 @@ func TestSummaryPhases(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	// Known answer: 3 s of CPU in 2 s of wall: 1.5.
-	m := regexp.MustCompile(`average parallelism: ([0-9.]+)`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no average parallelism line:\n%s", out)
 	}

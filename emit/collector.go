@@ -34,9 +34,15 @@ type Options struct {
 	PID, TID bool
 	// ParallelismFrame roots folded stacks at "[parallelism N]".
 	ParallelismFrame bool
-	// Event selects the samples profiled ("": the first event seen).
+	// Event selects the samples profiled ("": the first event seen, but
+	// sched:sched_switch, whose samples are block stacks).
 	Event  string
 	Filter Filter
+	// OffCPU adds the model's off-CPU shares under leaf frames [blocked]
+	// and [runnable] (folded, pprof).
+	OffCPU bool
+	// TopGroups bounds the summary's groups (0: a screenful).
+	TopGroups int
 }
 
 // Trace is what a Collector asks of the model: the span (time windows,
@@ -44,6 +50,11 @@ type Options struct {
 type Trace interface {
 	Span() (first, last int64, ok bool)
 	Scope() state.Scope
+	// After the model's Close: how each group's span divided, the
+	// process tree, the tree's root (tree scope).
+	Splits() []state.Split
+	Parent(pid int) (int, bool)
+	TreeRoot() int
 }
 
 // Collector gathers the samples of one run for its outputs: it selects the
@@ -72,6 +83,11 @@ type Collector struct {
 
 	sum *summaryGatherer
 
+	offLeaf     map[[2]uint32]uint32 // (stack, state) -> stack with its leaf
+	offWait     []state.Weighted     // off-CPU shares before the first profiled sample
+	offDropped  int                  // off-CPU shares of an event not in ns
+	blockStacks int                  // sched:sched_switch samples seen
+
 	window   windowState
 	deferred []state.Weighted // % windows on a pipe: applied at Close
 }
@@ -99,6 +115,31 @@ func NewCollector(o Options, trace Trace) *Collector {
 	return c
 }
 
+// BlockStack reports whether a sample record is a block stack (a
+// sched:sched_switch sample, unless that is the profiled event) and
+// returns its Ref for the model: its stack interned when off-CPU time is
+// wanted, else state.OtherEvent.
+func (c *Collector) BlockStack(rec *parse.Record) (ref int, ok bool) {
+	if !parse.IsSchedSwitch(rec.Event) || (c.event != nil && parse.EventMatches(rec.Event, c.event)) {
+		return 0, false
+	}
+	c.blockStacks++
+	if !c.o.OffCPU {
+		return state.OtherEvent, true
+	}
+	return c.intern(rec, rec.Frames), true
+}
+
+// SwitchRef returns, for a switch record, the Ref of a stack of its
+// thread's name alone: where its off-CPU time goes when no sample or
+// block stack of it says more (state.OtherEvent without off-CPU).
+func (c *Collector) SwitchRef(rec *parse.Record) int {
+	if !c.o.OffCPU || rec.TID <= 0 {
+		return state.OtherEvent
+	}
+	return c.intern(rec, nil)
+}
+
 // Sample interns a sample record and returns its Ref for the model:
 // state.OtherEvent for another event than the profiled one, state.Unwanted
 // for one the filter drops by its thread name.
@@ -115,12 +156,18 @@ func (c *Collector) Sample(rec *parse.Record) int {
 		c.timeBased = parse.IsClockEvent(rec.Event)
 		c.period = int64(rec.Period)
 	}
+	return c.intern(rec, rec.Frames)
+}
+
+// intern returns the Ref of a record's thread name and frames, or
+// state.Unwanted when the filter drops its thread name.
+func (c *Collector) intern(rec *parse.Record, frames []parse.Frame) int {
 	if !c.o.Filter.keepComm(rec.Comm) {
 		return state.Unwanted
 	}
 	java := string(rec.Comm) == "java"
 	if c.prof != nil {
-		k := [2]uint32{c.prof.Stack(rec.Frames, java), c.prof.Comm(rec.Comm)}
+		k := [2]uint32{c.prof.Stack(frames, java), c.prof.Comm(rec.Comm)}
 		ref, ok := c.refID[k]
 		if !ok {
 			ref = len(c.refs)
@@ -130,7 +177,7 @@ func (c *Collector) Sample(rec *parse.Record) int {
 		return ref
 	}
 	root := c.roots.lookup(c.stacks, rec, c.o.PID, c.o.TID)
-	return int(c.stacks.Intern(root, rec.Frames, java))
+	return int(c.stacks.Intern(root, frames, java))
 }
 
 // Add takes samples the model released.
@@ -158,6 +205,10 @@ func (c *Collector) add(w *state.Weighted) {
 	if !c.o.Filter.keep(w) {
 		return
 	}
+	if w.State != state.OnCPU {
+		c.addOff(w)
+		return
+	}
 	var wall float64
 	if w.Parallelism > 0 {
 		wall = float64(w.Period) / float64(w.Parallelism)
@@ -177,9 +228,61 @@ func (c *Collector) add(w *state.Weighted) {
 	c.totals.Add(ref, w.Period, wall)
 }
 
+// addOff adds a share of off-CPU time at its thread's stack, under a
+// leaf frame that names the state. Its unit is ns: only a time-based
+// profile takes it.
+func (c *Collector) addOff(w *state.Weighted) {
+	if !c.eventSeen {
+		c.offWait = append(c.offWait, *w) // is the profile in ns?
+		return
+	}
+	if !c.timeBased {
+		c.offDropped++
+		return
+	}
+	leaf := "[" + w.State.String() + "]"
+	wall := float64(w.OffCPU)
+	if c.offLeaf == nil {
+		c.offLeaf = make(map[[2]uint32]uint32)
+	}
+	if c.prof != nil {
+		r := c.refs[w.Ref]
+		k := [2]uint32{r[0], uint32(w.State)}
+		st, ok := c.offLeaf[k]
+		if !ok {
+			st = c.prof.WithLeaf(r[0], leaf)
+			c.offLeaf[k] = st
+		}
+		c.prof.AddOff(st, r[1], w.PID, w.TID, w.State.String(), wall)
+		return
+	}
+	ref := uint32(w.Ref)
+	k := [2]uint32{ref, uint32(w.State)}
+	st, ok := c.offLeaf[k]
+	if !ok {
+		st = c.stacks.Append(ref, c.stacks.InternName([]byte(leaf)))
+		c.offLeaf[k] = st
+	}
+	if c.parRoot != nil {
+		st = c.withParFrame(st, 0)
+	}
+	c.totals.Add(st, 0, wall)
+}
+
 // Close adds the samples that waited for the trace's end (a window in
 // percent of a span not known beforehand); call it after the model's.
 func (c *Collector) Close() {
+	if len(c.offWait) > 0 {
+		wait := c.offWait
+		c.offWait = nil
+		if !c.eventSeen {
+			c.offDropped += len(wait) // no profiled sample: no unit
+		} else {
+			for i := range wait {
+				c.addOff(&wait[i])
+			}
+		}
+	}
 	if !c.window.deferAll {
 		return
 	}
@@ -197,17 +300,25 @@ type windowState struct {
 	deferAll bool
 }
 
-// Warnings says which samples were not profiled (other events).
+// Warnings says which samples were not profiled (other events), and
+// what the off-CPU view lacks.
 func (c *Collector) Warnings() []string {
+	var ws []string
+	if c.offDropped > 0 {
+		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", c.event, c.offDropped))
+	}
+	if c.blockStacks > 0 && !c.o.OffCPU {
+		ws = append(ws, fmt.Sprintf("%d sched:sched_switch samples are block stacks (where threads went off CPU), not CPU samples: --off-cpu charges the wait to them", c.blockStacks))
+	}
 	if len(c.otherEvents) == 0 {
-		return nil
+		return ws
 	}
 	names := make([]string, 0, len(c.otherEvents))
 	for ev, n := range c.otherEvents {
 		names = append(names, fmt.Sprintf("%s (%d samples)", ev, n))
 	}
 	sort.Strings(names)
-	return []string{fmt.Sprintf("using event %s; skipped other events: %s (choose with --event)", c.event, strings.Join(names, ", "))}
+	return append(ws, fmt.Sprintf("using event %s; skipped other events: %s (choose with --event)", c.event, strings.Join(names, ", ")))
 }
 
 // WriteFolded writes the folded stacks (the Folded format).
@@ -233,7 +344,12 @@ func (c *Collector) WritePprof(w io.Writer, comments []string) error {
 // bars (for a terminal).
 func (c *Collector) WriteSummary(w io.Writer, unicode bool, warnings []string) error {
 	o := SummaryOptions{TimeBased: c.timeBased, Unit: string(c.event), Unicode: unicode,
-		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU}
+		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU, TopGroups: c.o.TopGroups}
+	if c.trace.Scope() == state.Process {
+		if h, ok := c.sum.treeHint(c); ok {
+			o.Tree = &h
+		}
+	}
 	return WriteSummary(w, c.sum.list(c, c.trace.Scope()), o, warnings)
 }
 

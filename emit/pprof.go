@@ -39,6 +39,11 @@ type Profile struct {
 	// locByID caches location's answer for a run of one frame by
 	// parse.Frame.ID (Java tidying aside): most runs are one frame.
 	locByID []locCache
+
+	// pseudo are the Locations of leaf frames that are no code
+	// ([blocked], [runnable]), by name.
+	pseudo map[string]uint32
+	states []string // state label values by sampleKey.state (0: none)
 }
 
 type locCache struct {
@@ -56,6 +61,7 @@ type sampleKey struct {
 	comm     uint32
 	pid, tid int32
 	par      int32
+	state    uint8 // index in Profile.states: 0 on CPU
 }
 
 type sampleVal struct {
@@ -266,12 +272,49 @@ func parseHex(b []byte) uint64 {
 
 // Add adds one sample. pid < 0 leaves the pid label out.
 func (p *Profile) Add(stack, comm uint32, pid, tid, parallelism int, period uint64, wall float64) {
-	k := sampleKey{stack, comm, int32(pid), int32(tid), int32(parallelism)}
+	k := sampleKey{stack, comm, int32(pid), int32(tid), int32(parallelism), 0}
 	v := p.samples[k]
 	v.n++
 	v.cpu += period
 	v.wall += wall
 	p.samples[k] = v
+}
+
+// AddOff adds off-CPU time (wall ns, no CPU, no sample) of a thread in
+// state (a label value: "blocked", "runnable"). stack should end in the
+// state's leaf (WithLeaf).
+func (p *Profile) AddOff(stack, comm uint32, pid, tid int, state string, wall float64) {
+	si := slices.Index(p.states, state)
+	if si < 0 {
+		if len(p.states) == 0 {
+			p.states = append(p.states, "")
+		}
+		si = len(p.states)
+		p.states = append(p.states, state)
+	}
+	k := sampleKey{stack, comm, int32(pid), int32(tid), 0, uint8(si)}
+	v := p.samples[k]
+	v.wall += wall
+	p.samples[k] = v
+}
+
+// WithLeaf returns stack with a frame named leaf (no code: no mapping, no
+// address) as its leaf.
+func (p *Profile) WithLeaf(stack uint32, leaf string) uint32 {
+	id, ok := p.pseudo[leaf]
+	if !ok {
+		if p.pseudo == nil {
+			p.pseudo = make(map[string]uint32)
+		}
+		fn := p.function(leaf, nil)
+		loc := &profile.Location{ID: uint64(len(p.locList) + 1), Line: []profile.Line{{Function: fn}}}
+		p.locList = append(p.locList, loc)
+		id = uint32(len(p.locList) - 1)
+		p.pseudo[leaf] = id
+	}
+	ids := append(append(p.idsBuf[:0], p.stacks.seq(stack)...), id)
+	p.idsBuf = ids
+	return p.stackOf(ids)
 }
 
 // Meta is what a profile says about its trace.
@@ -362,7 +405,10 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 		if c := cmp.Compare(a.tid, b.tid); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.par, b.par)
+		if c := cmp.Compare(a.par, b.par); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.state, b.state)
 	})
 	// The smallest structures the encoder takes: samples, values and
 	// location lists in a few large allocations; samples with the same
@@ -397,6 +443,9 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 		if l == nil {
 			l = map[string][]string{"comm": {p.comms[k.comm]}}
 			commLabels[k.comm] = l
+		}
+		if k.state != 0 {
+			l = map[string][]string{"comm": l["comm"], "state": {p.states[k.state]}}
 		}
 		s.Label = l
 		nk := [3]int32{k.pid, k.tid, k.par}

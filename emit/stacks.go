@@ -124,5 +124,12 @@ func (s *Stacks) Prepend(root, id uint32) uint32 {
 	return s.stackOf(ids)
 }
 
+// Append returns the id of stack id with the name leaf put after it.
+func (s *Stacks) Append(id, leaf uint32) uint32 {
+	ids := append(append(s.ids[:0], s.stacks.seq(id)...), leaf)
+	s.ids = ids
+	return s.stackOf(ids)
+}
+
 // stackOf interns a sequence of name ids.
 func (s *Stacks) stackOf(ids []uint32) uint32 { return s.stacks.id(ids) }

@@ -22,6 +22,7 @@ type sumGroup struct {
 	start, end int64
 	levels     map[int]*[2]float64
 	serial     map[int]float64 // Ref -> wall at parallelism 1
+	rootComm   string          // the name of the group's own process
 }
 
 func newSummaryGatherer() *summaryGatherer {
@@ -44,6 +45,9 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 	}
 	sg.samples++
 	sg.comm = comm // the latest name: after exec
+	if w.PID == w.Group {
+		sg.rootComm = comm
+	}
 	sg.cpu += float64(w.Period)
 	sg.wall += wall
 	if w.Time < sg.start {
@@ -88,15 +92,38 @@ func (c *Collector) framesOf(ref int) []string {
 
 func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 	var out []SummaryGroup
+	splits := map[int]state.Split{}
+	for _, sp := range c.trace.Splits() {
+		if old, ok := splits[sp.Group]; ok { // a reused pid
+			old.Last = sp.Last
+			old.OnCPU += sp.OnCPU
+			old.Runnable += sp.Runnable
+			old.Blocked += sp.Blocked
+			old.CPU += sp.CPU
+			sp = old
+		}
+		splits[sp.Group] = sp
+	}
 	for _, sg := range g.groups {
 		name := "workload (all traced threads)"
-		if scope == state.Process {
+		switch scope {
+		case state.Process:
 			name = fmt.Sprintf("process %s (pid %d)", sg.comm, sg.key)
+		case state.Tree:
+			comm := sg.rootComm
+			if comm == "" {
+				comm = "?"
+			}
+			name = fmt.Sprintf("process tree of %s (pid %d, --tree)", comm, sg.key)
 		}
 		s := SummaryGroup{Name: name, Samples: sg.samples, CPU: sg.cpu, Wall: sg.wall,
 			Start: sg.start, End: sg.end, Levels: sg.levels}
+		if sp, ok := splits[sg.key]; ok {
+			s.Split, s.HasSplit = sp, true
+		}
 		self := map[string]float64{}
 		cum := map[string]float64{}
+		byComm := map[string]float64{}
 		// In ref order: float sums must not depend on map order.
 		refs := make([]int, 0, len(sg.serial))
 		for ref := range sg.serial {
@@ -105,6 +132,7 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 		sort.Ints(refs)
 		for _, ref := range refs {
 			w := sg.serial[ref]
+			byComm[c.commOf(ref)] += w
 			names := c.framesOf(ref)
 			if len(names) == 0 {
 				continue
@@ -121,6 +149,16 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 		for n, v := range cum {
 			s.Serial = append(s.Serial, FuncWeight{Name: n, Self: self[n], Cum: v})
 		}
+		for n, v := range byComm {
+			s.SerialByComm = append(s.SerialByComm, FuncWeight{Name: n, Self: v, Cum: v})
+		}
+		sort.Slice(s.SerialByComm, func(i, j int) bool {
+			a, b := s.SerialByComm[i], s.SerialByComm[j]
+			if a.Cum != b.Cum {
+				return a.Cum > b.Cum
+			}
+			return a.Name < b.Name
+		})
 		sort.Slice(s.Serial, func(i, j int) bool {
 			// Inclusive first: the serial phase shows, not only its leaves.
 			a, b := s.Serial[i], s.Serial[j]
@@ -135,4 +173,59 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 		out = append(out, s)
 	}
 	return out
+}
+
+// treeHint finds, in process scope, the process tree that did most of
+// the work: the deepest process whose descendants (itself included) took
+// at least half of the groups' CPU time, over at least three groups.
+func (g *summaryGatherer) treeHint(c *Collector) (hint TreeHint, ok bool) {
+	var total, largest float64
+	sub := map[int]float64{}
+	count := map[int]int{}
+	depth := map[int]int{}
+	for key, sg := range g.groups {
+		total += sg.cpu
+		largest = max(largest, sg.cpu)
+		p := key
+		for n := 0; n < 256; n++ { // a loop of reused pids ends
+			sub[p] += sg.cpu
+			count[p]++
+			pp, ok := c.trace.Parent(p)
+			if !ok || pp <= 0 {
+				break
+			}
+			p = pp
+		}
+	}
+	for key := range sub {
+		d := 0
+		for p := key; d < 256; d++ {
+			pp, ok := c.trace.Parent(p)
+			if !ok || pp <= 0 {
+				break
+			}
+			p = pp
+		}
+		depth[key] = d
+	}
+	if largest >= total/2 {
+		return TreeHint{}, false // one process did most: its group says it
+	}
+	best := -1
+	for key, cpu := range sub {
+		if cpu < total/2 || count[key] < 3 || key <= 1 {
+			continue
+		}
+		if best < 0 || depth[key] > depth[best] || (depth[key] == depth[best] && (cpu > sub[best] || cpu == sub[best] && key < best)) {
+			best = key
+		}
+	}
+	if best < 0 {
+		return TreeHint{}, false
+	}
+	comm := "?"
+	if sg := g.groups[best]; sg != nil {
+		comm = sg.comm
+	}
+	return TreeHint{PID: best, Comm: comm, Share: 100 * sub[best] / total, Groups: count[best]}, true
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/wallfold/wallfold/state"
 )
 
 // SummaryGroup is the parallelism story of one scope group: the whole
@@ -17,8 +19,21 @@ type SummaryGroup struct {
 	Start, End int64   // ns, first and last sample
 	// Levels maps a parallelism to the wall and cpu weight spent at it.
 	Levels map[int]*[2]float64
-	// Serial are the functions that ran at parallelism 1, by wall weight.
-	Serial []FuncWeight
+	// Serial are the functions that ran at parallelism 1, by wall weight;
+	// SerialByComm the same by thread name (Self = Cum).
+	Serial       []FuncWeight
+	SerialByComm []FuncWeight
+	// Split is how the group's span divided (HasSplit: the model said).
+	Split    state.Split
+	HasSplit bool
+}
+
+// TreeHint names the process tree that did most of a system-wide trace's
+// work (process scope): --tree makes it one group.
+type TreeHint struct {
+	PID, Groups int
+	Comm        string
+	Share       float64 // % of the groups' CPU time
 }
 
 // FuncWeight is a function's self and cumulative (inclusive) weight.
@@ -32,10 +47,12 @@ type SummaryOptions struct {
 	TimeBased bool   // weights are nanoseconds: print seconds
 	Unit      string // for other events, e.g. "cycles"
 	Unicode   bool   // block bars (a terminal) or '#'
-	TopN      int
+	TopN      int    // serial functions per group (0: 10)
+	TopGroups int    // groups in full (0: 4)
 	// Idle samples (the idle task, tid 0) are counted in no group.
 	IdleSamples int
 	IdleCPU     float64
+	Tree        *TreeHint
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -56,6 +73,9 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 	if o.TopN == 0 {
 		o.TopN = 10
 	}
+	if o.TopGroups <= 0 {
+		o.TopGroups = 4
+	}
 	val := func(x float64) string {
 		if o.TimeBased {
 			return fmt.Sprintf("%.3f s", x/1e9)
@@ -66,17 +86,37 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 		fmt.Fprintln(bw, "no samples")
 	}
 	for gi, g := range groups {
+		if gi == o.TopGroups {
+			var cpu, wall float64
+			for _, r := range groups[gi:] {
+				cpu += r.CPU
+				wall += r.Wall
+			}
+			fmt.Fprintf(bw, "\n... and %d more groups (CPU %s, wall %s): --top=N shows N groups\n", len(groups)-gi, val(cpu), val(wall))
+			break
+		}
 		if gi > 0 {
 			fmt.Fprintln(bw)
 		}
 		fmt.Fprintf(bw, "%s\n", g.Name)
-		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall: %s   span: %.3f s\n",
+		if sp := g.Split; g.HasSplit && sp.Span() > 0 {
+			span := float64(sp.Span())
+			pct := func(x int64) float64 { return 100 * float64(x) / span }
+			fmt.Fprintf(bw, "  span: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
+				span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
+				float64(sp.Blocked)/1e9, pct(sp.Blocked))
+		}
+		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
 			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
 		avg := 0.0
 		if g.Wall > 0 {
 			avg = g.CPU / g.Wall
 		}
-		fmt.Fprintf(bw, "  average parallelism: %.2f\n", avg)
+		fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
+		if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
+			fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): --off-cpu adds it to the profile at the stacks that waited\n",
+				100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()))
+		}
 		levels := make([]int, 0, len(g.Levels))
 		for p := range g.Levels {
 			levels = append(levels, p)
@@ -102,6 +142,19 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 				fmt.Fprintf(bw, "    %12s %5.1f%% %12s %5.1f%%  %s\n", val(f.Self), share(f.Self, g.Wall), val(f.Cum), share(f.Cum, g.Wall), f.Name)
 			}
 		}
+		if len(g.SerialByComm) > 1 {
+			fmt.Fprintf(bw, "  serial by command:\n")
+			for i, f := range g.SerialByComm {
+				if i == o.TopN {
+					break
+				}
+				fmt.Fprintf(bw, "    %12s %5.1f%%  %s\n", val(f.Cum), share(f.Cum, g.Wall), f.Name)
+			}
+		}
+	}
+	if h := o.Tree; h != nil {
+		fmt.Fprintf(bw, "\n%.0f%% of the CPU time ran in the process tree of %s (pid %d, %d processes): --tree=%d counts it as one group\n",
+			h.Share, h.Comm, h.PID, h.Groups, h.PID)
 	}
 	if o.IdleSamples > 0 {
 		fmt.Fprintf(bw, "\nidle (tid 0, swapper): %d samples, CPU %s, in no group above\n", o.IdleSamples, val(o.IdleCPU))

@@ -39,3 +39,10 @@ func IsClockEvent(ev []byte) bool {
 	b := EventBase(ev)
 	return string(b) == "cpu-clock" || string(b) == "task-clock"
 }
+
+// IsSchedSwitch reports the sched:sched_switch tracepoint: its samples
+// are taken where a task leaves its CPU (the callchain is where it
+// blocked), not where CPU time went.
+func IsSchedSwitch(ev []byte) bool {
+	return string(EventBase(ev)) == "sched:sched_switch"
+}
