@@ -87,6 +87,10 @@ func BenchmarkPipelineFolded(b *testing.B) { benchRun(b) }
 // BenchmarkPipelinePprof is the whole run with pprof output (stdin).
 func BenchmarkPipelinePprof(b *testing.B) { benchRun(b, "-f", "pprof") }
 
+// BenchmarkPipelineFoldedOffCPU: the off-CPU accounting's cost (issue:
+// within 15 % of BenchmarkPipelineFolded).
+func BenchmarkPipelineFoldedOffCPU(b *testing.B) { benchRun(b, "--off-cpu") }
+
 // BenchmarkPipelineFoldedFile reads a file (the concurrent reader).
 func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
 

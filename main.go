@@ -35,7 +35,14 @@ Record and convert:
 --switch-events (record) and --show-switch-events (script) let wallfold see
 which threads are on a CPU; --show-task-events adds thread exits (without it,
 exits are inferred from silence). System-wide traces (perf record -a) work
-too; each process then gets its own parallelism (--scope=process).
+too; each process then gets its own parallelism (--scope=process), or
+--tree=make makes a process and its descendants one group.
+
+The whole wait, with the time when nothing runs (sleep, I/O, locks, a busy
+machine) under [blocked] and [runnable] at the stack that went off CPU:
+
+  perf record -e cpu-clock -e sched:sched_switch -F 999 -g --switch-events -- ./job
+  perf script --show-switch-events --show-task-events | wallfold --off-cpu > wall.folded
 
 Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
 --weight=wall, the default, in the event's period units, nanoseconds for

@@ -38,3 +38,14 @@ func TestEventNames(t *testing.T) {
 		}
 	}
 }
+
+func TestIsSchedSwitch(t *testing.T) {
+	for ev, want := range map[string]bool{
+		"sched:sched_switch": true, "sched:sched_switch:k": true,
+		"sched:sched_wakeup": false, "cpu-clock": false, "sched_switch": false,
+	} {
+		if got := IsSchedSwitch([]byte(ev)); got != want {
+			t.Errorf("IsSchedSwitch(%q) = %v", ev, got)
+		}
+	}
+}

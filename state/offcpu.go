@@ -205,9 +205,9 @@ func (t *tracker) charge(th *thread, s State, ns, since int64, ref int) {
 	}
 }
 
-// closeSplit ends a group's accounting at its last record: threads still
-// on CPU ran to it, threads still off waited to it.
-func (t *tracker) closeSplit(g *group) Split {
+// closeSplit ends a group's accounting at its last record: its members
+// (threads still on CPU or waiting) ran, or waited, to it.
+func (t *tracker) closeSplit(g *group, members []*thread) Split {
 	a := &g.off
 	end := a.last
 	if end < a.at {
@@ -218,14 +218,6 @@ func (t *tracker) closeSplit(g *group) Split {
 		a.onSince = end
 	} else {
 		a.update(end)
-	}
-	var members []*thread
-	if g.threads > 0 { // a forgotten group has none left
-		for _, th := range t.threads {
-			if th.g == g && (th.inSet || th.on) {
-				members = append(members, th)
-			}
-		}
 	}
 	sort.Slice(members, func(i, j int) bool { return members[i].tid < members[j].tid })
 	for _, th := range members {
@@ -246,10 +238,18 @@ func (t *tracker) closeSplit(g *group) Split {
 // closeSplits ends every group's accounting (after flush), the tree's
 // only in tree scope, in group order.
 func (t *tracker) closeSplits() []Split {
+	members := map[*group][]*thread{}
+	for _, th := range t.threads {
+		if th.inSet || th.on {
+			members[th.g] = append(members[th.g], th)
+		}
+	}
 	out := t.splits
-	for _, g := range t.allGroups() {
+	gs := t.allGroups()
+	sort.Slice(gs, func(i, j int) bool { return gs[i].key < gs[j].key }) // shares in a fixed order
+	for _, g := range gs {
 		if g != t.outside {
-			out = append(out, t.closeSplit(g))
+			out = append(out, t.closeSplit(g, members[g]))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })

@@ -434,7 +434,7 @@ func (t *tracker) reap() {
 			g.threads--
 			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
 				if t.keepSplits {
-					t.splits = append(t.splits, t.closeSplit(g))
+					t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
 				}
 				delete(t.groups, g.key)
 			}
