@@ -149,8 +149,12 @@ func (m *Model) Close() []Weighted {
 			m.t.add(m.ring.pop())
 		}
 		m.t.flush()
-		if m.t.keepSplits {
+		if m.t.keepSplits || m.t.releaseOff != nil {
+			// The threads still waiting get their last shares.
 			m.splits = m.t.closeSplits()
+		}
+		if !m.t.keepSplits {
+			m.splits = nil
 		}
 	}
 	return m.Ready()

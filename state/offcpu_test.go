@@ -359,3 +359,38 @@ func TestTreeScope(t *testing.T) {
 		t.Errorf("tree by comm: root %d, %d samples; want 200, %d", m2.TreeRoot(), len(pars2), len(want))
 	}
 }
+
+// A thread still waiting at the end gets its share at Close, with or
+// without the splits kept (the summary's).
+func TestOffCPUWaitingAtEnd(t *testing.T) {
+	threads := map[int][]seg{
+		10: {{1 * ms, 10 * ms, offBlocked}, {30 * ms, 40 * ms, offGone}},
+		11: {{1 * ms, 5 * ms, offBlocked}},
+	}
+	evs := timeline(threads)
+	// 11 never runs again: it waits from 5 ms to the group's last record.
+	for _, keep := range []bool{true, false} {
+		m := NewModel(Options{Scope: Workload, OffCPU: true, Splits: keep})
+		var got int64
+		for _, e := range evs {
+			m.Add(e)
+			for _, w := range m.Ready() {
+				if w.TID == 11 {
+					got += w.OffCPU
+				}
+			}
+		}
+		for _, w := range m.Close() {
+			if w.TID == 11 {
+				got += w.OffCPU
+			}
+		}
+		// 10..30 ms nothing runs: half is 11's; at 40 ms the group ends
+		if want := 10 * ms; got != want {
+			t.Errorf("keep splits %v: thread 11 waited %d ns, want %d", keep, got, want)
+		}
+		if keep != (len(m.Splits()) == 1) {
+			t.Errorf("keep splits %v: %d splits", keep, len(m.Splits()))
+		}
+	}
+}
