@@ -147,7 +147,7 @@ func TestSummarySplitMatchesReference(t *testing.T) {
 				}
 			}
 			hint := strings.Contains(out, "--off-cpu adds it")
-			if want := (ref.Runnable+ref.Blocked).Seconds() > 0.1*ref.Span.Seconds(); hint != want {
+			if want := (ref.Runnable + ref.Blocked).Seconds() > 0.1*ref.Span.Seconds(); hint != want {
 				t.Errorf("the --off-cpu line shown: %v, want %v (off CPU %.1f%% of the span)", hint, want,
 					100*(ref.Runnable+ref.Blocked).Seconds()/ref.Span.Seconds())
 			}
