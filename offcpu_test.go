@@ -151,6 +151,15 @@ func TestSummarySplitMatchesReference(t *testing.T) {
 				t.Errorf("the --off-cpu line shown: %v, want %v (off CPU %.1f%% of the span)", hint, want,
 					100*(ref.Runnable+ref.Blocked).Seconds()/ref.Span.Seconds())
 			}
+			if strings.Count(out, "span: ") != 1 {
+				t.Errorf("the span said %d times in one group's summary", strings.Count(out, "span: "))
+			}
+			if hint {
+				out, _, _ := wallfold(t, append([]string{"-f", "summary", "--off-cpu", path}, c.args...)...)
+				if !strings.Contains(out, "no thread ran): in the profile under [blocked] and [runnable] leaves") {
+					t.Errorf("with --off-cpu the summary does not say where the off-CPU time went:\n%s", out)
+				}
+			}
 			if !strings.Contains(out, "average parallelism while on CPU: ") {
 				t.Errorf("the average parallelism does not say it is over the time on CPU")
 			}

@@ -344,7 +344,7 @@ func (c *Collector) WritePprof(w io.Writer, comments []string) error {
 // bars (for a terminal).
 func (c *Collector) WriteSummary(w io.Writer, unicode bool, warnings []string) error {
 	o := SummaryOptions{TimeBased: c.timeBased, Unit: string(c.event), Unicode: unicode,
-		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU, TopGroups: c.o.TopGroups}
+		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU, TopGroups: c.o.TopGroups, OffCPU: c.o.OffCPU}
 	if c.trace.Scope() == state.Process {
 		if h, ok := c.sum.treeHint(c); ok {
 			o.Tree = &h

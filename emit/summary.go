@@ -53,6 +53,7 @@ type SummaryOptions struct {
 	IdleSamples int
 	IdleCPU     float64
 	Tree        *TreeHint
+	OffCPU      bool // the profile has the off-CPU shares (--off-cpu)
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -106,16 +107,26 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 				span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
 				float64(sp.Blocked)/1e9, pct(sp.Blocked))
 		}
-		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
-			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
+		if g.HasSplit && g.Split.Span() > 0 {
+			// the span is on the line above: the samples' own first to last
+			// would be a second, slightly shorter span
+			fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s\n", g.Samples, val(g.CPU), val(g.Wall))
+		} else {
+			fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
+				g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
+		}
 		avg := 0.0
 		if g.Wall > 0 {
 			avg = g.CPU / g.Wall
 		}
 		fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
 		if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
-			fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): --off-cpu adds it to the profile at the stacks that waited\n",
-				100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()))
+			where := "--off-cpu adds it to the profile at the stacks that waited"
+			if o.OffCPU {
+				where = "in the profile under [blocked] and [runnable] leaves"
+			}
+			fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): %s\n",
+				100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()), where)
 		}
 		levels := make([]int, 0, len(g.Levels))
 		for p := range g.Levels {
