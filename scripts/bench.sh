@@ -72,6 +72,21 @@ measure() {
 measure "folded" "$bin" -q "$in"
 measure "pprof" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$in"
 echo "pprof output: $(stat -c %s "$tmp/out.pb.gz") bytes gzipped, $(gzip -dc "$tmp/out.pb.gz" | wc -c) bytes of protobuf"
+measure "folded --off-cpu" "$bin" -q --off-cpu "$in"
+# --off-cpu against plain folded, interleaved: the ratio of medians
+: >"$tmp/off.plain"; : >"$tmp/off.off"
+for _ in $(seq "$RUNS"); do
+	for m in plain off; do
+		flag=""
+		[ "$m" = off ] && flag=--off-cpu
+		/usr/bin/time -f '%e' -o "$tmp/off.t" "$bin" -q $flag "$in" >/dev/null
+		cat "$tmp/off.t" >>"$tmp/off.$m"
+	done
+done
+mp=$(sort -n "$tmp/off.plain" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+mo=$(sort -n "$tmp/off.off" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+printf 'folded vs --off-cpu, %s interleaved rounds: median %.2f s vs %.2f s (--off-cpu/plain %.2f)\n' "$RUNS" "$mp" "$mo" \
+	"$(awk -v a="$mo" -v b="$mp" 'BEGIN{print a/b}')"
 measure "folded (sequential reader: stdin)" sh -c "\"$bin\" -q < \"$in\""
 if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
 	measure "stackcollapse-perf.pl" stackcollapse-perf.pl "$in"
