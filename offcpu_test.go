@@ -316,3 +316,29 @@ func TestSummaryNamesTheBuildTree(t *testing.T) {
 		}
 	}
 }
+
+// A --tree the trace does not have, or whose processes it does not name,
+// says so instead of an empty profile without a word.
+func TestTreeWarnings(t *testing.T) {
+	out, stderr, code := wallfold(t, "--tree=nosuch", offTrace("sleep.txt.gz"))
+	if code != 0 || out != "" || !strings.Contains(stderr, "--tree=nosuch: no sample of that process or its descendants") {
+		t.Errorf("--tree=nosuch: exit %d, output %q, stderr %q", code, out, stderr)
+	}
+	_, stderr, _ = wallfold(t, "--tree=12345", offTrace("sleep.txt.gz"))
+	if !strings.Contains(stderr, "--tree=12345: no sample") {
+		t.Errorf("--tree=12345: stderr %q", stderr)
+	}
+	// per-task without task events: no thread's process is known; the
+	// main thread (tid = pid) is the root, the workers are not known to
+	// be in its tree
+	out, stderr, _ = wallfold(t, "-f", "summary", "--tree=6979", offTrace("sleep.notask.txt.gz"))
+	if !strings.HasPrefix(out, "process tree of phases (pid 6979, --tree)\n") {
+		t.Errorf("summary starts %q", strings.SplitN(out, "\n", 2)[0])
+	}
+	if !strings.Contains(out, "have no known process") || !strings.Contains(out, "-F +pid and --show-task-events") {
+		t.Errorf("no warning of threads with no known process:\n%s", out)
+	}
+	if _, _, _, blocked := summarySplit(t, out); blocked < 0.5 {
+		t.Errorf("the main thread alone: blocked %.3f s, want ≥ 0.5 (its sleep and its join)", blocked)
+	}
+}

@@ -45,7 +45,7 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 	}
 	sg.samples++
 	sg.comm = comm // the latest name: after exec
-	if w.PID == w.Group {
+	if w.PID == w.Group || (w.PID < 0 && w.TID == w.Group) { // the main thread of a process perf did not name
 		sg.rootComm = comm
 	}
 	sg.cpu += float64(w.Period)

@@ -1,6 +1,9 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Model is the package's entry point: it takes every record of a trace as
 // an Event, in input order, and gives back the samples with their
@@ -37,6 +40,8 @@ type Model struct {
 	clockSeen bool
 
 	treeComm []byte // tree scope: the root's command, until found
+	treeName string // tree scope: the root as the user named it
+	treeIn   int    // tree scope: samples released in the tree
 	splits   []Split
 }
 
@@ -96,8 +101,10 @@ func NewModel(o Options) *Model {
 	if scope == Tree {
 		if o.TreePID > 0 {
 			m.t.setTreeRoot(o.TreePID)
+			m.treeName = strconv.Itoa(o.TreePID)
 		} else {
 			m.treeComm = []byte(o.TreeComm)
+			m.treeName = o.TreeComm
 		}
 	}
 	return m
@@ -208,10 +215,15 @@ func (m *Model) release(s sample, par int) {
 			group = s.TID
 		}
 	case Tree:
-		if !m.t.treeMember(pid) {
+		member := pid
+		if member < 0 {
+			member = s.TID // its own process, as the tracker takes it
+		}
+		if !m.t.treeMember(member) {
 			return // only takes CPUs
 		}
 		group = m.t.treeRoot
+		m.treeIn++
 	}
 	m.ready = append(m.ready, Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
 		Period: s.Period, Ref: s.Ref, Parallelism: par, Group: group})
@@ -378,6 +390,11 @@ func (m *Model) Warnings() []string {
 	}
 	if m.scope == Process && st.UnknownPID > 0 {
 		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid to perf script", st.UnknownPID))
+	}
+	if m.scope == Tree && m.profiled > 0 && m.treeIn == 0 {
+		ws = append(ws, fmt.Sprintf("--tree=%s: no sample of that process or its descendants: nothing is counted; name a pid or command the trace has (perf script --show-task-events names processes)", m.treeName))
+	} else if m.scope == Tree && st.UnknownPID > 0 {
+		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid and --show-task-events to perf script", st.UnknownPID))
 	}
 	if st.LostEvents > 0 {
 		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; parallelism around them is inferred from silence", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
