@@ -44,7 +44,7 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 		g.groups[w.Group] = sg
 	}
 	sg.samples++
-	sg.comm = comm // the latest name: after exec
+	sg.comm = comm                                           // the latest name: after exec
 	if w.PID == w.Group || (w.PID < 0 && w.TID == w.Group) { // the main thread of a process perf did not name
 		sg.rootComm = comm
 	}
