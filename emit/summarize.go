@@ -44,8 +44,9 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 		g.groups[w.Group] = sg
 	}
 	sg.samples++
-	sg.comm = comm                                           // the latest name: after exec
-	if w.PID == w.Group || (w.PID < 0 && w.TID == w.Group) { // the main thread of a process perf did not name
+	sg.comm = comm // the latest name: after exec
+	// the group's own process; without a pid, its main thread (tid = pid)
+	if w.PID == w.Group || (w.PID < 0 && w.TID == w.Group) {
 		sg.rootComm = comm
 	}
 	sg.cpu += float64(w.Period)
