@@ -133,7 +133,7 @@ func TestReaderPathsSameOutput(t *testing.T) {
 		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, e.String()), abs, "<stdin>")
 	}
 	for _, path := range paths {
-		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof"}} {
+		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof", "--start=1700000000"}} {
 			if seq, conc := out(path, true, args...), out(path, false, args...); seq != conc {
 				t.Errorf("wallfold %v %s: output differs between the sequential and the concurrent reader", args, path)
 			}

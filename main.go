@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/wallfold/wallfold/emit"
@@ -47,8 +50,8 @@ machine) under [blocked] and [runnable] at the stack that went off CPU:
 Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
 --weight=wall, the default, in the event's period units, nanoseconds for
 cpu-clock; with --weight=cpu the plain CPU profile); -f pprof -o wall.pb.gz
-for go tool pprof (sample types cpu and wall, labels pid, tid, comm,
-parallelism); -f summary (or --summary on stderr) for the parallelism story:
+for go tool pprof, Pyroscope, Parca (sample types cpu and wall, string labels
+comm, parallelism, state; Unix times); -f summary (or --summary on stderr) for the parallelism story:
 average parallelism, a histogram, the serial hot spots.`
 
 // CLI is wallfold's command line.
@@ -63,6 +66,10 @@ type CLI struct {
 	OffCPU  bool        `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
 	Tree    string      `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
 	Top     int         `default:"4" help:"Summary: show this many groups in full (largest wall first)."`
+
+	Labels emit.Labels   `default:"comm,parallelism,state" placeholder:"LIST" help:"pprof: the samples' string labels, from comm, parallelism, state, pid, tid (or none). Each distinct set is a series in Pyroscope: pid and tid multiply them."`
+	Start  emit.UnixTime `placeholder:"TIME" help:"pprof: the Unix time of the trace's first record, RFC 3339 or Unix seconds (default: perf's header, from perf script --header; else now minus the span)."`
+	Split  time.Duration `placeholder:"DURATION" help:"pprof: one profile per window of this length (e.g. 10s), each with its own time, to stay under a server's push limits; -o FILE.pb.gz writes FILE-000.pb.gz, FILE-001.pb.gz, ..."`
 
 	PID    bool `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
 	TID    bool `name:"tid" help:"Root frame comm-PID/TID."`
@@ -163,6 +170,12 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			Comms: c.Comm, Time: c.Time},
 		OffCPU:    c.OffCPU,
 		TopGroups: c.Top,
+		Labels:    c.Labels,
+		Start:     c.Start.Time,
+		Split:     c.Split,
+	}
+	if c.Split < 0 || (c.Split > 0 && (format != emit.Pprof || c.Output == "" || c.Output == "-")) {
+		return &exitError{2, "--split=DURATION writes one pprof profile per window: it needs -f pprof and -o FILE (FILE.pb.gz becomes FILE-000.pb.gz, FILE-001.pb.gz, ...)"}
 	}
 	if c.Time.Percent() {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
@@ -209,20 +222,40 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	comments := []string{"wallfold " + version, "scope: " + model.Scope().String()}
+	for _, w := range warnings {
+		comments = append(comments, "warning: "+w)
+	}
+	if c.Split > 0 {
+		defer tightGC()()
+		return out.WritePprofs(comments, func(win int, write func(io.Writer) error) error {
+			return writeOutput(splitName(c.Output, win), stdout, write)
+		})
+	}
 	return writeOutput(c.Output, stdout, func(w io.Writer) error {
 		switch format {
 		case emit.Pprof:
 			defer tightGC()()
-			comments := []string{"wallfold " + version, "scope: " + model.Scope().String()}
-			for _, w := range warnings {
-				comments = append(comments, "warning: "+w)
-			}
 			return out.WritePprof(w, comments)
 		case emit.Summary:
 			return out.WriteSummary(w, isTerminal(w), warnings)
 		}
 		return out.WriteFolded(w)
 	})
+}
+
+// splitName is the file of --split window win: wall.pb.gz gives
+// wall-000.pb.gz, wall-001.pb.gz, ...
+func splitName(path string, win int) string {
+	dir, base := filepath.Split(path)
+	stem, ext := base, ""
+	for _, e := range []string{".pb.gz", ".pprof", ".pb", ".gz"} {
+		if strings.HasSuffix(base, e) && len(base) > len(e) {
+			stem, ext = strings.TrimSuffix(base, e), e
+			break
+		}
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%03d%s", stem, win, ext))
 }
 
 // scan is the loop: each record to the model (a sample interned first),
@@ -242,6 +275,10 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 		if rec.Kind == parse.KindLost && strict {
 			strictErr = fmt.Errorf("%s:%d: PERF_RECORD_LOST: %d records lost (--strict); record with a larger buffer (perf record -m) or fewer events", name, rec.Line, rec.Lost)
 			break
+		}
+		if rec.Kind == parse.KindHeader {
+			out.Header(rec)
+			continue
 		}
 		if rec.Kind == parse.KindOther && !rec.HasTime {
 			continue // nothing for the model

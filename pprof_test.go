@@ -121,17 +121,18 @@ func TestPprofKnownSplit(t *testing.T) {
 	if got := profShare(p, cpu, "serial_phase", nil); math.Abs(got-33.3) > 2 {
 		t.Errorf("cpu share of serial_phase = %.1f%%, want 33", got)
 	}
-	// -tagfocus=parallelism=1 keeps the serial phase, drops the parallel.
-	serial := func(s *profile.Sample) bool { return s.NumLabel["parallelism"][0] == 1 }
+	// -tagfocus='parallelism=^1$' keeps the serial phase, drops the parallel.
+	serial := func(s *profile.Sample) bool { return s.Label["parallelism"][0] == "1" }
 	if got := profShare(p, wall, "serial_phase", serial); got < 95 {
 		t.Errorf("at parallelism 1, serial_phase is %.1f%% of wall, want ~100", got)
 	}
-	notSerial := func(s *profile.Sample) bool { return s.NumLabel["parallelism"][0] >= 2 }
+	notSerial := func(s *profile.Sample) bool { return s.Label["parallelism"][0] != "1" }
 	if got := profShare(p, wall, "parallel_work", notSerial); got < 95 {
 		t.Errorf("at parallelism 2, parallel_work is %.1f%% of wall, want ~100", got)
 	}
 	for _, s := range p.Sample {
-		if s.Label["comm"][0] != "phases" || s.NumLabel["tid"] == nil || s.NumLabel["pid"] == nil {
+		// string labels only, and by default no pid or tid (series)
+		if s.Label["comm"][0] != "phases" || len(s.NumLabel) != 0 || s.Label["tid"] != nil || s.Label["pid"] != nil {
 			t.Fatalf("labels: %v %v", s.Label, s.NumLabel)
 		}
 	}
@@ -183,7 +184,7 @@ func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"-q", "-f", "pprof", "--time=20%,70%"}, bytes.NewReader(data), &out, &errb); code != 0 {
+	if code := run([]string{"-q", "-f", "pprof", "--labels=pid,tid", "--time=20%,70%"}, bytes.NewReader(data), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	p, err := profile.Parse(&out)
@@ -194,8 +195,8 @@ func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 		t.Fatal("no samples in the window")
 	}
 	for _, s := range p.Sample {
-		if len(s.NumLabel["pid"]) != 1 {
-			t.Fatalf("sample of tid %v without a pid label", s.NumLabel["tid"])
+		if len(s.Label["pid"]) != 1 {
+			t.Fatalf("sample of tid %v without a pid label", s.Label["tid"])
 		}
 	}
 }

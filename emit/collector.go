@@ -6,7 +6,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
@@ -43,6 +45,13 @@ type Options struct {
 	OffCPU bool
 	// TopGroups bounds the summary's groups (0: a screenful).
 	TopGroups int
+	// Labels: the pprof samples' labels.
+	Labels Labels
+	// Start is the Unix time of the trace's first record (zero: from
+	// perf's header, else the time of the run minus the span).
+	Start time.Time
+	// Split makes one pprof profile per window of this length (0: one).
+	Split time.Duration
 }
 
 // Trace is what a Collector asks of the model: the span (time windows,
@@ -90,17 +99,20 @@ type Collector struct {
 
 	window   windowState
 	deferred []state.Weighted // % windows on a pipe: applied at Close
+
+	header parse.PerfHeader // what perf's header says of the calendar
+	now    func() time.Time
 }
 
 // NewCollector returns a Collector for o; trace is asked for the span and
 // scope when samples come.
 func NewCollector(o Options, trace Trace) *Collector {
-	c := &Collector{o: o, trace: trace, otherEvents: make(map[string]int)}
+	c := &Collector{o: o, trace: trace, otherEvents: make(map[string]int), now: time.Now}
 	if o.Event != "" {
 		c.event = []byte(o.Event)
 	}
 	if o.Format == Pprof {
-		c.prof = NewProfile(o.Names)
+		c.prof = NewProfile(o.Names, o.Labels)
 		c.refID = make(map[[2]uint32]int)
 	} else {
 		c.stacks = NewStacks(o.Names)
@@ -218,7 +230,7 @@ func (c *Collector) add(w *state.Weighted) {
 	}
 	if c.prof != nil {
 		r := c.refs[w.Ref]
-		c.prof.Add(r[0], r[1], w.PID, w.TID, w.Parallelism, w.Period, wall)
+		c.prof.Add(c.splitWindow(w.Time), r[0], r[1], w.PID, w.TID, w.Parallelism, w.Period, wall)
 		return
 	}
 	ref := uint32(w.Ref)
@@ -253,7 +265,7 @@ func (c *Collector) addOff(w *state.Weighted) {
 			st = c.prof.WithLeaf(r[0], leaf)
 			c.offLeaf[k] = st
 		}
-		c.prof.AddOff(st, r[1], w.PID, w.TID, w.State.String(), wall)
+		c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, w.State.String(), wall)
 		return
 	}
 	ref := uint32(w.Ref)
@@ -326,18 +338,83 @@ func (c *Collector) WriteFolded(w io.Writer) error {
 	return WriteFolded(w, c.stacks, &c.totals, c.o.Weight)
 }
 
-// WritePprof writes the profile (the Pprof format); comments go into it.
+// Header takes a line of perf's header (a parse.KindHeader record).
+func (c *Collector) Header(rec *parse.Record) { c.header.Add(rec) }
+
+// WritePprof writes the profile (the Pprof format), all of it in one
+// (whatever Options.Split); comments go into it.
 func (c *Collector) WritePprof(w io.Writer, comments []string) error {
-	first, last, _ := c.trace.Span()
-	meta := Meta{
-		Event:      string(c.event),
-		TimeBased:  c.timeBased || !c.eventSeen, // no samples: the usual names
-		Period:     c.period,
-		StartNanos: first,
-		EndNanos:   last,
-		Comments:   comments,
+	pr := c.prof.Build(c.pprofMeta(-1, comments))
+	return WritePprof(w, pr)
+}
+
+// WritePprofs writes one profile per window of Options.Split that has
+// samples, in order: open is called with the window's number (from 0 at
+// the trace's first record) and a function that writes its profile.
+func (c *Collector) WritePprofs(comments []string, open func(win int, write func(io.Writer) error) error) error {
+	return c.prof.BuildEach(func(win int32) Meta { return c.pprofMeta(win, comments) }, false,
+		func(win int32, pr *profile.Profile) error {
+			return open(int(win), func(w io.Writer) error { return WritePprof(w, pr) })
+		})
+}
+
+// splitWindow returns the --split window of trace time t.
+func (c *Collector) splitWindow(t int64) int32 {
+	if c.o.Split <= 0 {
+		return 0
 	}
-	return WritePprof(w, c.prof.Build(meta))
+	first, _, _ := c.trace.Span()
+	if t <= first {
+		return 0
+	}
+	return int32((t - first) / int64(c.o.Split))
+}
+
+// pprofMeta is what the profile of window win (-1: all) says of its
+// trace: its time and duration in Unix time are those of the window, of
+// --time's window, or of the trace.
+func (c *Collector) pprofMeta(win int32, comments []string) Meta {
+	first, last, _ := c.trace.Span()
+	lo, hi := first, last
+	if c.o.Filter.Time.set {
+		wlo, whi := c.o.Filter.Time.bounds(first, c.o.Filter.End)
+		lo, hi = max(lo, wlo), min(hi, whi)
+	}
+	if win >= 0 && c.o.Split > 0 {
+		wlo := first + int64(win)*int64(c.o.Split)
+		lo, hi = max(lo, wlo), min(hi, wlo+int64(c.o.Split))
+	}
+	if hi < lo {
+		hi = lo
+	}
+	return Meta{
+		Event:         string(c.event),
+		TimeBased:     c.timeBased || !c.eventSeen, // no samples: the usual names
+		Period:        c.period,
+		TimeNanos:     c.unixOffset(first, last) + lo,
+		DurationNanos: hi - lo,
+		Comments:      comments,
+	}
+}
+
+// unixOffset returns what turns perf's clock (seconds since boot) into
+// Unix time: --start (the first record's time), else perf's header (its
+// "captured on" is when the recording ended: the last sample), else the
+// run's own time minus the span (the trace just ended, as in a pipe
+// behind perf script).
+func (c *Collector) unixOffset(first, last int64) int64 {
+	switch h := c.header; {
+	case !c.o.Start.IsZero():
+		return c.o.Start.UnixNano() - first
+	case !h.CapturedOn.IsZero():
+		end := last
+		if h.LastSample > 0 {
+			end = h.LastSample
+		}
+		return h.CapturedOn.UnixNano() - end
+	default:
+		return c.now().UnixNano() - last
+	}
 }
 
 // WriteSummary writes the summary, then the warnings; unicode draws block

@@ -196,7 +196,7 @@ func TestRanks(t *testing.T) {
 // profile, uncompressed.
 func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte {
 	t.Helper()
-	p := NewProfile(opts)
+	p := NewProfile(opts, Labels{Comm: true, Parallelism: true, PID: true, TID: true})
 	var buf []parse.Frame
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
@@ -210,7 +210,7 @@ func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte
 		}
 		st := p.Stack(frames, string(x.Comm) == "java")
 		par := 1 + x.Line%3
-		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
+		p.Add(0, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}
 	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1, Comments: []string{"test"}})
 	var out bytes.Buffer
@@ -224,7 +224,7 @@ func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte
 // label maps and location list, as the first version did.
 func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 	t.Helper()
-	p := NewProfile(opts)
+	p := NewProfile(opts, Labels{Comm: true, Parallelism: true, PID: true, TID: true})
 	var buf []parse.Frame
 	r := parse.NewReader(bytes.NewReader(data), "f")
 	for r.Scan() {
@@ -236,17 +236,16 @@ func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 		buf, frames = unnumbered(buf, x.Frames)
 		st := p.Stack(frames, string(x.Comm) == "java")
 		par := 1 + x.Line%3
-		p.Add(st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
+		p.Add(0, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}
 	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1, Comments: []string{"test"}})
 	for _, s := range pr.Sample {
 		s.Location = append([]*profile.Location(nil), s.Location...)
-		s.Label = map[string][]string{"comm": {s.Label["comm"][0]}}
-		nl := map[string][]int64{}
-		for k, v := range s.NumLabel {
-			nl[k] = []int64{v[0]}
+		l := map[string][]string{}
+		for k, v := range s.Label {
+			l[k] = []string{v[0]}
 		}
-		s.NumLabel = nl
+		s.Label = l
 	}
 	var out bytes.Buffer
 	if err := pr.WriteUncompressed(&out); err != nil {

@@ -26,7 +26,7 @@ func TestLocationByAddrMatchesKeyed(t *testing.T) {
 	// Either way the frame names nothing, as in folded output (it does
 	// not take main's Location, though main is at its address).
 	for _, plain := range []bool{false, true} {
-		p := NewProfile(NameOptions{})
+		p := NewProfile(NameOptions{}, DefaultLabels)
 		r := parse.NewSequentialReader(bytes.NewReader(data), "f")
 		var got [][]string
 		var buf []parse.Frame

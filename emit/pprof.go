@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -17,7 +18,8 @@ import (
 // "(inlined)" frames as extra Lines of the Location they were inlined
 // into. Samples with the same stack and labels are merged.
 type Profile struct {
-	names NameOptions
+	names  NameOptions
+	labels Labels
 
 	mappings map[string]*profile.Mapping
 	mapList  []*profile.Mapping
@@ -57,10 +59,11 @@ type locKey struct {
 }
 
 type sampleKey struct {
+	win      int32 // the profile's window (--split); 0: the only one
 	stack    uint32
 	comm     uint32
-	pid, tid int32
-	par      int32
+	pid, tid int32 // -1: no label
+	par      int32 // 0: no label
 	state    uint8 // index in Profile.states: 0 on CPU
 }
 
@@ -70,10 +73,12 @@ type sampleVal struct {
 	wall float64
 }
 
-// NewProfile returns an empty profile builder naming frames with o.
-func NewProfile(o NameOptions) *Profile {
+// NewProfile returns an empty profile builder naming frames with o, its
+// samples labelled with labels.
+func NewProfile(o NameOptions, labels Labels) *Profile {
 	return &Profile{
 		names:    o,
+		labels:   labels,
 		mappings: make(map[string]*profile.Mapping),
 		funcs:    make(map[string]*profile.Function),
 		locs:     make(map[locKey]*profile.Location),
@@ -270,9 +275,31 @@ func parseHex(b []byte) uint64 {
 	return n
 }
 
-// Add adds one sample. pid < 0 leaves the pid label out.
-func (p *Profile) Add(stack, comm uint32, pid, tid, parallelism int, period uint64, wall float64) {
-	k := sampleKey{stack, comm, int32(pid), int32(tid), int32(parallelism), 0}
+// key is the sample key of a sample, with what its labels leave out
+// merged.
+func (p *Profile) key(win int32, stack, comm uint32, pid, tid, parallelism int, state uint8) sampleKey {
+	k := sampleKey{win, stack, comm, int32(pid), int32(tid), int32(parallelism), state}
+	if !p.labels.Comm {
+		k.comm = 0
+	}
+	if !p.labels.PID || pid < 0 {
+		k.pid = -1
+	}
+	if !p.labels.TID || tid < 0 {
+		k.tid = -1
+	}
+	if !p.labels.Parallelism {
+		k.par = 0
+	}
+	if !p.labels.State {
+		k.state = 0
+	}
+	return k
+}
+
+// Add adds one sample to window win. pid < 0 leaves the pid label out.
+func (p *Profile) Add(win int32, stack, comm uint32, pid, tid, parallelism int, period uint64, wall float64) {
+	k := p.key(win, stack, comm, pid, tid, parallelism, 0)
 	v := p.samples[k]
 	v.n++
 	v.cpu += period
@@ -281,9 +308,9 @@ func (p *Profile) Add(stack, comm uint32, pid, tid, parallelism int, period uint
 }
 
 // AddOff adds off-CPU time (wall ns, no CPU, no sample) of a thread in
-// state (a label value: "blocked", "runnable"). stack should end in the
-// state's leaf (WithLeaf).
-func (p *Profile) AddOff(stack, comm uint32, pid, tid int, state string, wall float64) {
+// state (a label value: "blocked", "runnable") to window win. stack
+// should end in the state's leaf (WithLeaf).
+func (p *Profile) AddOff(win int32, stack, comm uint32, pid, tid int, state string, wall float64) {
 	si := slices.Index(p.states, state)
 	if si < 0 {
 		if len(p.states) == 0 {
@@ -292,7 +319,7 @@ func (p *Profile) AddOff(stack, comm uint32, pid, tid int, state string, wall fl
 		si = len(p.states)
 		p.states = append(p.states, state)
 	}
-	k := sampleKey{stack, comm, int32(pid), int32(tid), 0, uint8(si)}
+	k := p.key(win, stack, comm, pid, tid, 0, uint8(si))
 	v := p.samples[k]
 	v.wall += wall
 	p.samples[k] = v
@@ -319,17 +346,18 @@ func (p *Profile) WithLeaf(stack uint32, leaf string) uint32 {
 
 // Meta is what a profile says about its trace.
 type Meta struct {
-	Event      string // the event sampled
-	TimeBased  bool   // period in nanoseconds (cpu-clock, task-clock)
-	Period     int64  // typical sampling period
-	StartNanos int64  // first timestamp of the trace (perf clock)
-	EndNanos   int64
-	Comments   []string
+	Event     string // the event sampled
+	TimeBased bool   // period in nanoseconds (cpu-clock, task-clock)
+	Period    int64  // typical sampling period
+	// TimeNanos and DurationNanos: the profile's window in Unix time.
+	TimeNanos, DurationNanos int64
+	Comments                 []string
 }
 
 // SampleTypes returns the sample types a profile of event has: count,
 // then cpu and wall (time events), or the event count and the event
-// count divided by parallelism (other events).
+// count divided by parallelism (other events), named in SafeName's
+// alphabet.
 func SampleTypes(event string, timeBased bool) []*profile.ValueType {
 	if timeBased {
 		return []*profile.ValueType{
@@ -338,50 +366,57 @@ func SampleTypes(event string, timeBased bool) []*profile.ValueType {
 			{Type: "wall", Unit: "nanoseconds"},
 		}
 	}
+	name := SafeName(event)
 	return []*profile.ValueType{
 		{Type: "samples", Unit: "count"},
-		{Type: event, Unit: "count"},
-		{Type: event + "_wall", Unit: "count"},
+		{Type: name, Unit: "count"},
+		{Type: name + "_wall", Unit: "count"},
 	}
 }
 
-// Build returns the profile. Its samples share their label maps and
-// location lists: it is for writing, not for changing. Build is the last
-// call: it releases the tables that Stack, Comm and Add use (CommName and
-// StackNames still work).
-func (p *Profile) Build(meta Meta) *profile.Profile {
-	types := SampleTypes(meta.Event, meta.TimeBased)
-	// pprof takes the first mapping for the main binary: prefer a program
-	// over the kernel and shared libraries.
-	maps := append([]*profile.Mapping(nil), p.mapList...)
-	for i, m := range maps {
-		if m.File != "" && m.File[0] != '[' && !strings.Contains(m.File, ".so") {
-			maps[0], maps[i] = maps[i], maps[0]
-			break
+// Windows returns the windows that have samples, in order.
+func (p *Profile) Windows() []int32 {
+	seen := map[int32]bool{}
+	var ws []int32
+	for k := range p.samples {
+		if !seen[k.win] {
+			seen[k.win] = true
+			ws = append(ws, k.win)
 		}
 	}
-	pr := &profile.Profile{
-		SampleType:        types,
-		DefaultSampleType: types[2].Type,
-		Mapping:           maps,
-		Location:          p.locList,
-		Function:          p.funcList,
-		TimeNanos:         meta.StartNanos,
-		DurationNanos:     meta.EndNanos - meta.StartNanos,
-		Comments:          meta.Comments,
-		Period:            meta.Period,
-	}
-	if meta.TimeBased {
-		pr.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
-	} else {
-		pr.PeriodType = &profile.ValueType{Type: meta.Event, Unit: "count"}
-	}
+	slices.Sort(ws)
+	return ws
+}
+
+// Build returns the profile of every sample (all windows in one).
+func (p *Profile) Build(meta Meta) *profile.Profile {
+	var pr *profile.Profile
+	p.BuildEach(func(int32) Meta { return meta }, true, func(_ int32, x *profile.Profile) error {
+		pr = x
+		return nil
+	})
+	return pr
+}
+
+// BuildEach builds the profile of each window (merged: one profile of all)
+// in order and hands it to write; it stops at write's first error. Each
+// profile has only the mappings, locations and functions its samples use,
+// numbered from 1 in order (Parca checks that ids are positions + 1); the
+// first mapping is a program's when there is one (pprof takes it for the
+// main binary). A sample without a stack gets one frame, "[no stack]".
+// The profiles share their label maps and location lists: they are for
+// writing, not for changing. BuildEach is the last call: it releases the
+// tables that Stack, Comm and Add use (CommName and StackNames still work).
+func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(win int32, pr *profile.Profile) error) error {
 	type entry struct {
 		k sampleKey
 		v sampleVal
 	}
 	es := make([]entry, 0, len(p.samples))
 	for k, v := range p.samples {
+		if merged {
+			k.win = 0
+		}
 		es = append(es, entry{k, v})
 	}
 	// The lookup tables are done with: let the collector have them while
@@ -393,6 +428,9 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {
 		a, b := x.k, y.k
+		if c := cmp.Compare(a.win, b.win); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(a.stack, b.stack); c != 0 {
 			return c
 		}
@@ -410,57 +448,194 @@ func (p *Profile) Build(meta Meta) *profile.Profile {
 		}
 		return cmp.Compare(a.state, b.state)
 	})
+	if merged {
+		// Samples that differ only by window are one.
+		out := es[:0]
+		for _, e := range es {
+			if n := len(out); n > 0 && out[n-1].k == e.k {
+				v := &out[n-1].v
+				v.n, v.cpu, v.wall = v.n+e.v.n, v.cpu+e.v.cpu, v.wall+e.v.wall
+				continue
+			}
+			out = append(out, e)
+		}
+		es = out
+	}
+	b := newBuilder(p)
+	for start := 0; start < len(es); {
+		win := es[start].k.win
+		end := start
+		for end < len(es) && es[end].k.win == win {
+			end++
+		}
+		keys := make([]sampleKey, end-start)
+		vals := make([]sampleVal, end-start)
+		for i, e := range es[start:end] {
+			keys[i], vals[i] = e.k, e.v
+		}
+		clear(es[start:end])
+		if err := write(win, b.build(meta(win), keys, vals)); err != nil {
+			return err
+		}
+		start = end
+	}
+	if len(es) == 0 {
+		return write(0, b.build(meta(0), nil, nil))
+	}
+	return nil
+}
+
+// builder makes profiles out of a Profile's tables, each with its own
+// copies of the mappings, locations and functions it uses.
+type builder struct {
+	p *Profile
+	// by the Profile's index: the current profile's copy, and the build
+	// (generation) it belongs to
+	locs  []*profile.Location
+	locAt []int
+	fns   map[*profile.Function]*profile.Function
+	maps  map[*profile.Mapping]*profile.Mapping
+	gen   int
+}
+
+func newBuilder(p *Profile) *builder {
+	return &builder{p: p, locs: make([]*profile.Location, len(p.locList)), locAt: make([]int, len(p.locList))}
+}
+
+// location returns the current profile's copy of location index id.
+func (b *builder) location(pr *profile.Profile, id uint32) *profile.Location {
+	if b.locAt[id] == b.gen {
+		return b.locs[id]
+	}
+	src := b.p.locList[id]
+	loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Address: src.Address}
+	if src.Mapping != nil {
+		m := b.maps[src.Mapping]
+		if m == nil {
+			c := *src.Mapping
+			m = &c
+			b.maps[src.Mapping] = m
+			pr.Mapping = append(pr.Mapping, m)
+		}
+		loc.Mapping = m
+	}
+	loc.Line = make([]profile.Line, len(src.Line))
+	for i, ln := range src.Line {
+		f := b.fns[ln.Function]
+		if f == nil {
+			c := *ln.Function
+			c.ID = uint64(len(pr.Function) + 1)
+			f = &c
+			b.fns[ln.Function] = f
+			pr.Function = append(pr.Function, f)
+		}
+		loc.Line[i] = profile.Line{Function: f, Line: ln.Line}
+	}
+	pr.Location = append(pr.Location, loc)
+	b.locs[id], b.locAt[id] = loc, b.gen
+	return loc
+}
+
+// build makes one profile of the samples keys, vals (sorted).
+func (b *builder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.Profile {
+	p := b.p
+	b.gen++
+	b.fns = make(map[*profile.Function]*profile.Function)
+	b.maps = make(map[*profile.Mapping]*profile.Mapping)
+	types := SampleTypes(meta.Event, meta.TimeBased)
+	pr := &profile.Profile{
+		SampleType:        types,
+		DefaultSampleType: types[2].Type,
+		TimeNanos:         meta.TimeNanos,
+		DurationNanos:     meta.DurationNanos,
+		Comments:          meta.Comments,
+		Period:            meta.Period,
+	}
+	if meta.TimeBased {
+		pr.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	} else {
+		pr.PeriodType = &profile.ValueType{Type: types[1].Type, Unit: "count"}
+	}
 	// The smallest structures the encoder takes: samples, values and
 	// location lists in a few large allocations; samples with the same
-	// stack share its location list, samples with the same comm or the
-	// same (pid, tid, parallelism) share their label maps (the encoder
-	// only reads them).
-	n := len(es)
+	// stack share its location list, samples with the same labels share
+	// their label map (the encoder only reads them).
+	n := len(keys)
 	samples := make([]profile.Sample, n)
-	vals := make([]int64, 3*n)
-	locSlab := make([]*profile.Location, p.stacks.arena.total)
-	stackLocs := make([][]*profile.Location, p.stacks.len())
-	commLabels := make([]map[string][]string, len(p.comms))
-	numLabels := make(map[[3]int32]map[string][]int64)
+	values := make([]int64, 3*n)
+	stackLocs := make(map[uint32][]*profile.Location)
+	labelMaps := make(map[sampleKey]map[string][]string)
+	var noStack []*profile.Location
 	pr.Sample = make([]*profile.Sample, n)
-	for i, e := range es {
-		k, v := e.k, e.v
+	for i, k := range keys {
+		v := vals[i]
 		s := &samples[i]
-		locs := stackLocs[k.stack]
-		if locs == nil {
+		locs, ok := stackLocs[k.stack]
+		if !ok {
 			ids := p.stacks.seq(k.stack)
-			locs = locSlab[:len(ids):len(ids)]
-			locSlab = locSlab[len(ids):]
+			locs = make([]*profile.Location, len(ids))
 			for j, id := range ids {
-				locs[len(ids)-1-j] = p.locList[id] // leaf first
+				locs[len(ids)-1-j] = b.location(pr, id) // leaf first
 			}
 			stackLocs[k.stack] = locs
 		}
-		s.Location = locs
-		s.Value = vals[3*i : 3*i+3 : 3*i+3]
-		s.Value[0], s.Value[1], s.Value[2] = v.n, int64(v.cpu), int64(math.Round(v.wall))
-		l := commLabels[k.comm]
-		if l == nil {
-			l = map[string][]string{"comm": {p.comms[k.comm]}}
-			commLabels[k.comm] = l
+		if len(locs) == 0 {
+			if noStack == nil {
+				fn := &profile.Function{ID: uint64(len(pr.Function) + 1), Name: "[no stack]", SystemName: "[no stack]"}
+				pr.Function = append(pr.Function, fn)
+				loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Line: []profile.Line{{Function: fn}}}
+				pr.Location = append(pr.Location, loc)
+				noStack = []*profile.Location{loc}
+			}
+			locs = noStack
 		}
-		if k.state != 0 {
-			l = map[string][]string{"comm": l["comm"], "state": {p.states[k.state]}}
+		s.Location = locs
+		s.Value = values[3*i : 3*i+3 : 3*i+3]
+		s.Value[0], s.Value[1], s.Value[2] = v.n, int64(v.cpu), int64(math.Round(v.wall))
+		lk := k
+		lk.stack = 0
+		l := labelMaps[lk]
+		if l == nil {
+			l = b.labels(k)
+			labelMaps[lk] = l
 		}
 		s.Label = l
-		nk := [3]int32{k.pid, k.tid, k.par}
-		nl := numLabels[nk]
-		if nl == nil {
-			nl = map[string][]int64{"tid": {int64(k.tid)}, "parallelism": {int64(k.par)}}
-			if k.pid >= 0 {
-				nl["pid"] = []int64{int64(k.pid)}
-			}
-			numLabels[nk] = nl
-		}
-		s.NumLabel = nl
 		pr.Sample[i] = s
 	}
+	// pprof takes the first mapping for the main binary: prefer a program
+	// over the kernel and shared libraries. Ids are positions + 1.
+	for i, m := range pr.Mapping {
+		if m.File != "" && m.File[0] != '[' && !strings.Contains(m.File, ".so") {
+			pr.Mapping[0], pr.Mapping[i] = pr.Mapping[i], pr.Mapping[0]
+			break
+		}
+	}
+	for i, m := range pr.Mapping {
+		m.ID = uint64(i + 1)
+	}
 	return pr
+}
+
+// labels returns the string labels of a sample key.
+func (b *builder) labels(k sampleKey) map[string][]string {
+	p := b.p
+	l := make(map[string][]string, 3)
+	if p.labels.Comm {
+		l["comm"] = []string{p.comms[k.comm]}
+	}
+	if k.par > 0 {
+		l["parallelism"] = []string{strconv.Itoa(int(k.par))}
+	}
+	if k.state != 0 {
+		l["state"] = []string{p.states[k.state]}
+	}
+	if k.pid >= 0 {
+		l["pid"] = []string{strconv.Itoa(int(k.pid))}
+	}
+	if k.tid >= 0 {
+		l["tid"] = []string{strconv.Itoa(int(k.tid))}
+	}
+	return l
 }
 
 // WritePprof writes pr gzipped. profile.Write ignores the gzip writer's

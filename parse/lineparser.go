@@ -134,6 +134,13 @@ func (p *lineParser) scan() bool {
 			continue
 		}
 		if line[0] == '#' {
+			if !p.inSample && isTimeHeader(line) {
+				if !p.keep {
+					p.arena = p.arena[:0]
+				}
+				p.rec = Record{Kind: KindHeader, Line: p.lineNo, Payload: p.own(line)}
+				return true
+			}
 			continue
 		}
 		if p.inSample && (line[0] == '\t' || line[0] == ' ') {

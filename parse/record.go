@@ -37,9 +37,13 @@ const (
 	// in its place in the stream; the line is skipped, and with it the
 	// sample it belonged to.
 	KindError
+	// KindHeader is a line of perf's header (perf script --header) that
+	// says when the trace was recorded: Payload is the line (see
+	// PerfHeader). Other comment lines are skipped.
+	KindHeader
 )
 
-var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost", "error"}
+var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost", "error", "header"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
