@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/wallfold/wallfold/parse"
@@ -61,34 +65,149 @@ func (in *input) lastTime() int64 {
 	return last
 }
 
-// writeOutput writes to stdout, or to a temporary file beside path that is
-// renamed when complete, so an interrupted run leaves no half profile.
+// writeOutput writes to stdout or to path. A regular file, or a new one,
+// is written to a temporary file beside it that is renamed over it when
+// complete, so an interrupted run leaves no half profile; a symlink is
+// followed, and the rename is beside its final target, so the link stays.
+// Anything else (a device, a FIFO, /dev/stdout on a pipe) is written in
+// place, never removed or replaced.
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
-		if err := write(stdout); err != nil && !errors.Is(err, syscall.EPIPE) {
-			return &exitError{2, fmt.Sprintf("<stdout>: %v", err)}
-		} else if err != nil {
-			return err
-		}
-		return nil
+		return writeTo(stdout, "<stdout>", write)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	st, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{2, err.Error()}
+	}
+	if st != nil && !st.Mode().IsRegular() {
+		return writeInPlace(path, st, write)
+	}
+	target, inProc, err := resolve(path)
+	if err != nil {
+		return &exitError{2, err.Error()}
+	}
+	if inProc {
+		return writeInPlace(path, st, write)
+	}
+	return writeReplacing(target, st, write)
+}
+
+// writeTo writes to w; a reader that stopped early (EPIPE) is no error
+// for run, as for stdout.
+func writeTo(w io.Writer, name string, write func(io.Writer) error) error {
+	if err := write(w); errors.Is(err, syscall.EPIPE) {
+		return err
+	} else if err != nil {
+		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
+	}
+	return nil
+}
+
+// writeInPlace opens path as it is, creating and truncating nothing. A
+// regular file here is an open file behind /proc (wallfold -o /dev/stdout
+// >> log): it is appended to, as the shell's redirection left it.
+func writeInPlace(path string, st fs.FileInfo, write func(io.Writer) error) error {
+	flag := os.O_WRONLY
+	if st.Mode().IsRegular() {
+		flag |= os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return &exitError{2, err.Error()}
+	}
+	err = writeTo(f, path, write)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		return &exitError{2, fmt.Sprintf("%s: %v", path, cerr)}
+	}
+	return err
+}
+
+// writeReplacing writes a temporary file beside target and renames it over
+// target; st is target's, nil for a new file. The mode is the existing
+// file's permissions, else 0666 less the umask: the kernel applies the
+// umask when it creates the file, race-free, where reading it with
+// syscall.Umask(0) would change it for the whole process for a while.
+func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) error {
+	perm := fs.FileMode(0o666)
+	if st != nil {
+		perm = st.Mode().Perm() // never more open than the file, even for a moment
+	}
+	tmp, err := createTemp(target, perm)
 	if err != nil {
 		return &exitError{2, err.Error()}
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	if st != nil {
+		if err := tmp.Chmod(perm); err != nil { // the bits the umask took
+			tmp.Close()
+			return &exitError{2, err.Error()}
+		}
+	}
+	if err := writeTo(tmp, target, write); err != nil {
 		tmp.Close()
-		return &exitError{2, fmt.Sprintf("%s: %v", path, err)}
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return &exitError{2, fmt.Sprintf("%s: %v", path, err)}
+		return &exitError{2, fmt.Sprintf("%s: %v", target, err)}
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), target); err != nil {
 		return &exitError{2, err.Error()}
 	}
 	return nil
+}
+
+// createTemp creates a new file ".NAME.tmpN" beside path, with perm less
+// the umask.
+func createTemp(path string, perm fs.FileMode) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// resolve follows path's symlinks, one at a time, to the name of their
+// final target (path itself when it is no link). inProc tells that a name
+// on the way is in /proc: /dev/stdout and /dev/fd/N lead to /proc/self/fd/N,
+// an open file, to write in place. A dangling symlink is an error rather
+// than a file created where it points: as root, following a link planted
+// in a shared directory is the classic way to overwrite files, and a
+// mistyped link is likelier than intent.
+func resolve(path string) (target string, inProc bool, err error) {
+	name := path
+	for hops := 0; hops < 40; hops++ {
+		// Relative links are relative to the link's real directory.
+		dir, err := filepath.EvalSymlinks(filepath.Dir(name))
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %v", path, err)
+		}
+		name = filepath.Join(dir, filepath.Base(name))
+		inProc = inProc || strings.HasPrefix(name, "/proc/")
+		fi, err := os.Lstat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && hops == 0:
+			return name, inProc, nil // a new file
+		case errors.Is(err, fs.ErrNotExist):
+			return "", false, fmt.Errorf("%s: a symlink to %s, which does not exist", path, name)
+		case err != nil:
+			return "", false, err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return name, inProc, nil
+		}
+		link, err := os.Readlink(name)
+		if err != nil {
+			return "", false, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		name = link
+	}
+	return "", false, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
 }
 
 func isTerminal(w io.Writer) bool {
