@@ -42,6 +42,7 @@ type offAcct struct {
 	set         int // threads in the off set
 	nRunnable   int // of which runnable
 	orphan      int64
+	setAt       int64 // the off set's latest change
 	split       Split
 }
 
@@ -95,6 +96,10 @@ func (a *offAcct) update(at int64) {
 func (t *tracker) runOn(th *thread, at int64) {
 	a := &th.g.off
 	a.touch(at)
+	if th.exited {
+		t.exitTail(th, at) // an exited task still on its CPU: never waiting again
+		return
+	}
 	if th.on {
 		return
 	}
@@ -136,6 +141,9 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 			a.update(at)
 			t.joinSet(th, at, how)
 		}
+		if th.exited {
+			t.exitTail(th, at)
+		}
 		return
 	}
 	at = a.clamp(at)
@@ -151,6 +159,45 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	}
 }
 
+// exitTail notes a record at at of a thread after its EXIT: in CPU-wide
+// traces the task keeps its CPU a while (tearing down its memory), is
+// sampled and switched out at last. It ran from its EXIT (or its last
+// such record) to at: on CPU for the split, never in the off set. Time
+// that others' shares took meanwhile stays theirs.
+func (t *tracker) exitTail(th *thread, at int64) {
+	a := &th.g.off
+	if at <= th.exitAt {
+		return
+	}
+	prev := th.exitAt
+	th.exitAt = at
+	a.split.CPU += at - prev
+	if a.running > 0 {
+		return // the group was on CPU anyway
+	}
+	// The idle stretch since prev was the group's on CPU time: take it
+	// back from the idle accounting, as far back as the off set has not
+	// changed (the integral holds no more).
+	lo := max(prev, a.idleSince, a.setAt)
+	a.update(at)
+	if lo >= at {
+		return
+	}
+	d := at - lo
+	switch {
+	case a.set == 0:
+		d = min(a.orphan, d)
+		a.orphan -= d
+	case a.nRunnable > 0:
+		a.cum -= float64(d) / float64(a.set)
+		a.split.Runnable -= d
+	default:
+		a.cum -= float64(d) / float64(a.set)
+		a.split.Blocked -= d
+	}
+	a.split.OnCPU += d
+}
+
 func (t *tracker) joinSet(th *thread, at int64, how offHow) {
 	a := &th.g.off
 	th.inSet = true
@@ -163,6 +210,7 @@ func (t *tracker) joinSet(th *thread, at int64, how offHow) {
 	th.offSince = at
 	th.offRef = t.offRef(th)
 	a.set++
+	a.setAt = at
 }
 
 // leaveSet charges th its share of the idle time while it was in the set
@@ -171,6 +219,7 @@ func (t *tracker) leaveSet(th *thread) {
 	a := &th.g.off
 	th.inSet = false
 	a.set--
+	a.setAt = a.at
 	if th.offState == Runnable {
 		a.nRunnable--
 	}

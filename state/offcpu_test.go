@@ -298,9 +298,9 @@ func TestOffCPUExitTail(t *testing.T) {
 	for _, w := range off {
 		byTID[w.TID] += w.OffCPU
 	}
-	// 11 waits alone while nothing runs: from 10's EXIT to its tail
-	// sample, and from its last switch-out on.
-	if want := 10*us + 50*ms - (4*ms + 20*us); byTID[10] != 0 || byTID[11] != want {
+	// 10 runs on after its EXIT (its tail sample) until its last
+	// switch-out; 11 waits alone from then on.
+	if want := 50*ms - (4*ms + 20*us); byTID[10] != 0 || byTID[11] != want {
 		t.Errorf("off-CPU by thread %v: want none for 10 (exited), %d for 11", byTID, want)
 	}
 }

@@ -135,7 +135,7 @@ func (t *tracker) exit(now int64, pid, tid int) {
 	t.learn(pid, tid)
 	if th := t.threads[tid]; th != nil {
 		th.g.off.touch(now)
-		th.exited = true
+		th.exited, th.exitAt = true, now
 		t.stop(th, now, offGone)
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})

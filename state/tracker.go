@@ -128,6 +128,7 @@ type thread struct {
 
 	// Off-CPU accounting (offcpu.go).
 	on, inSet, exited bool
+	exitAt            int64 // EXIT, then each record after it (exitTail)
 	offState          State
 	joinCum           float64
 	onSince, offSince int64
