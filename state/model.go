@@ -195,7 +195,7 @@ func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.
 // Stats returns what the tracker counted so far.
 func (m *Model) Stats() Stats { return m.t.Stats() }
 
-func (m *Model) release(s sample, par int) {
+func (m *Model) release(s sample, par int, g *group) {
 	if s.Ref < 0 {
 		return // a sign of life only
 	}
@@ -215,11 +215,9 @@ func (m *Model) release(s sample, par int) {
 			group = s.TID
 		}
 	case Tree:
-		member := pid
-		if member < 0 {
-			member = s.TID // its own process, as the tracker takes it
-		}
-		if !m.t.treeMember(member) {
+		// The group that decided it: a thread is the tree's once its
+		// process is known to be in the tree (setTreeRoot moves it).
+		if g == nil || g != m.t.one {
 			return // only takes CPUs
 		}
 		group = m.t.treeRoot
@@ -393,7 +391,10 @@ func (m *Model) Warnings() []string {
 	}
 	if m.scope == Tree && m.profiled > 0 && m.treeIn == 0 {
 		ws = append(ws, fmt.Sprintf("--tree=%s: no sample of that process or its descendants: nothing is counted; name a pid or command the trace has (perf script --show-task-events names processes)", m.treeName))
-	} else if m.scope == Tree && st.UnknownPID > 0 {
+	} else if m.scope == Tree && m.t.treeLate > 0 && m.treeComm == nil && m.treeName != strconv.Itoa(m.t.treeRoot) {
+		ws = append(ws, fmt.Sprintf("--tree=%s: the root (pid %d) took that name after %d of the tree's thread(s) had run: what they did before counts outside the tree; --tree=%d counts the process from its start", m.treeName, m.t.treeRoot, m.t.treeLate, m.t.treeRoot))
+	}
+	if m.scope == Tree && st.UnknownPID > 0 {
 		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid and --show-task-events to perf script", st.UnknownPID))
 	}
 	if st.LostEvents > 0 {

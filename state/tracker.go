@@ -91,8 +91,9 @@ type config struct {
 // releaseFunc receives each sample with its parallelism (0 for idle
 // samples, tid 0). Samples are released in input order within a group, and
 // every sample given to the tracker is released exactly once (by flush at
-// the latest).
-type releaseFunc func(s sample, parallelism int)
+// the latest). g is the group whose threads decided it (nil: idle, or a
+// task perf no longer names).
+type releaseFunc func(s sample, parallelism int, g *group)
 
 // Stats counts what the tracker saw.
 type Stats struct {
@@ -184,6 +185,7 @@ type tracker struct {
 	// Tree scope: the root process, the parents FORK records named, and
 	// the group of the processes outside the tree.
 	treeRoot int
+	treeLate int // sampled threads that joined the tree when its root was found
 	parent   map[int]int
 	inTree   map[int]bool
 	outside  *group
@@ -564,7 +566,7 @@ func (t *tracker) drain(g *group) {
 		s := p.s
 		g.head++
 		g.base++
-		t.release(s, par)
+		t.release(s, par, g)
 	}
 	if g.head == len(g.q) {
 		g.q = g.q[:0]

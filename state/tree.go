@@ -1,5 +1,7 @@
 package state
 
+import "sort"
+
 // This file keeps the process tree: parents from FORK records (perf's
 // synthesized ones at time 0 included) and, in tree scope, which
 // processes descend from the root.
@@ -24,6 +26,23 @@ func (t *tracker) setTreeRoot(pid int) {
 	t.inTree = map[int]bool{pid: true}
 	if t.one != nil {
 		t.one.key = pid
+	}
+	// Threads seen before the root was known (a shell that execs make
+	// late) join the tree from now on; what they did before stays
+	// outside (Model warns).
+	tids := make([]int, 0, len(t.threads))
+	for tid, th := range t.threads {
+		if th.g != t.one && t.treeMember(th.pid) {
+			tids = append(tids, tid)
+		}
+	}
+	sort.Ints(tids) // a fixed order: the shares' order
+	for _, tid := range tids {
+		th := t.threads[tid]
+		if th.sampled {
+			t.treeLate++
+		}
+		t.move(th, th.pid)
 	}
 }
 
