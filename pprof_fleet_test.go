@@ -292,3 +292,27 @@ func TestPprofSplit(t *testing.T) {
 		}
 	}
 }
+
+// With --off-cpu each window's wall is its own time: a share of waiting
+// that spans windows is spread over them.
+func TestPprofSplitOffCPU(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.pb.gz")
+	if _, stderr, code := wallfold(t, "-q", "-f", "pprof", "--off-cpu", "--split=200ms", "-o", out, offTrace("sleep.txt.gz")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "w-*.pb.gz"))
+	if len(files) != 8 { // 1.404 s
+		t.Fatalf("%d files", len(files))
+	}
+	for _, f := range files {
+		p := readProfile(t, f)
+		var wall int64
+		for _, s := range p.Sample {
+			wall += s.Value[2]
+		}
+		if d := float64(wall - p.DurationNanos); math.Abs(d) > 0.02*float64(p.DurationNanos) {
+			t.Errorf("%s: wall %d ns in a window of %d ns", filepath.Base(f), wall, p.DurationNanos)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -210,7 +211,17 @@ func (c *Collector) add(w *state.Weighted) {
 			c.window.lo, c.window.hi = c.o.Filter.Time.bounds(first, c.o.Filter.End)
 			c.window.set = true
 		}
-		if w.Time < c.window.lo || w.Time > c.window.hi {
+		if w.State != state.OnCPU {
+			// A share of off-CPU time: the part in the window.
+			ns := spread(w.Time, w.OffEnd, float64(w.OffCPU), c.window.lo, c.window.hi)
+			if ns <= 0 {
+				return
+			}
+			cut := *w
+			cut.OffCPU = int64(math.Round(ns))
+			cut.Time, cut.OffEnd = max(w.Time, c.window.lo), min(w.OffEnd, c.window.hi)
+			w = &cut
+		} else if w.Time < c.window.lo || w.Time > c.window.hi {
 			return
 		}
 	}
@@ -265,7 +276,22 @@ func (c *Collector) addOff(w *state.Weighted) {
 			st = c.prof.WithLeaf(r[0], leaf)
 			c.offLeaf[k] = st
 		}
-		c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, w.State.String(), wall)
+		if c.o.Split <= 0 || w.OffEnd <= w.Time {
+			c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, w.State.String(), wall)
+			return
+		}
+		// Spread over the --split windows it overlaps.
+		first, _, _ := c.trace.Span()
+		for win := c.splitWindow(w.Time); ; win++ {
+			lo := first + int64(win)*int64(c.o.Split)
+			hi := lo + int64(c.o.Split)
+			if part := spread(w.Time, w.OffEnd, wall, lo, hi); part > 0 {
+				c.prof.AddOff(win, st, r[1], w.PID, w.TID, w.State.String(), part)
+			}
+			if hi >= w.OffEnd {
+				break
+			}
+		}
 		return
 	}
 	ref := uint32(w.Ref)
@@ -336,6 +362,22 @@ func (c *Collector) Warnings() []string {
 // WriteFolded writes the folded stacks (the Folded format).
 func (c *Collector) WriteFolded(w io.Writer) error {
 	return WriteFolded(w, c.stacks, &c.totals, c.o.Weight)
+}
+
+// spread returns the part of ns, taken evenly from start to end, that
+// falls in [lo, hi]; all of it or nothing when start = end.
+func spread(start, end int64, ns float64, lo, hi int64) float64 {
+	if end <= start {
+		if start >= lo && start <= hi {
+			return ns
+		}
+		return 0
+	}
+	a, b := max(start, lo), min(end, hi)
+	if b <= a {
+		return 0
+	}
+	return ns * float64(b-a) / float64(end-start)
 }
 
 // Header takes a line of perf's header (a parse.KindHeader record).

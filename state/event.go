@@ -118,6 +118,9 @@ type Weighted struct {
 	// at Ref from Time on; Period and Parallelism are 0, CPU is -1.
 	State  State
 	OffCPU int64
+	// OffEnd: the share was taken from Time to OffEnd (spread evenly
+	// over it where a window cuts it).
+	OffEnd int64
 }
 
 // Split is how a group's span divides: on CPU (at least one thread of

@@ -227,7 +227,7 @@ func (m *Model) release(s sample, par int, g *group) {
 		Period: s.Period, Ref: s.Ref, Parallelism: par, Group: group})
 }
 
-func (m *Model) releaseOff(th *thread, st State, ns, since int64, ref int) {
+func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {
 	if th.g == m.t.outside {
 		return
 	}
@@ -236,7 +236,7 @@ func (m *Model) releaseOff(th *thread, st State, ns, since int64, ref int) {
 		pid = known
 	}
 	m.ready = append(m.ready, Weighted{Time: since, PID: pid, TID: th.tid, CPU: -1,
-		Ref: ref, Group: th.g.key, State: st, OffCPU: ns})
+		Ref: ref, Group: th.g.key, State: st, OffCPU: ns, OffEnd: end})
 }
 
 // sample sets the silence limit at the first sample, of whatever event, so

@@ -111,7 +111,7 @@ func (t *tracker) runOn(th *thread, at int64) {
 	if a.running == 0 {
 		if a.orphan > 0 {
 			// Idle with nobody known to wait: the thread that ends it.
-			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, t.offRef(th))
+			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, a.idleSince, t.offRef(th))
 			a.split.Blocked += a.orphan
 			a.orphan = 0
 		}
@@ -224,7 +224,11 @@ func (t *tracker) leaveSet(th *thread) {
 		a.nRunnable--
 	}
 	if ns := int64(a.cum - th.joinCum + 0.5); ns > 0 {
-		t.charge(th, th.offState, ns, th.offSince, th.offRef)
+		end := a.idleSince // the last idle moment it shared
+		if a.running > 0 {
+			end = a.onSince
+		}
+		t.charge(th, th.offState, ns, th.offSince, max(end, th.offSince), th.offRef)
 	}
 }
 
@@ -248,9 +252,11 @@ func (t *tracker) blockStack(th *thread, ref int) {
 	}
 }
 
-func (t *tracker) charge(th *thread, s State, ns, since int64, ref int) {
+// charge gives th a share of ns of off-CPU time, taken between since and
+// end.
+func (t *tracker) charge(th *thread, s State, ns, since, end int64, ref int) {
 	if t.releaseOff != nil && ref >= 0 {
-		t.releaseOff(th, s, ns, since, ref)
+		t.releaseOff(th, s, ns, since, end, ref)
 	}
 }
 

@@ -178,7 +178,7 @@ type tracker struct {
 	dead    []deadThread // exited threads, to forget later
 
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
-	releaseOff func(th *thread, s State, ns, since int64, ref int)
+	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
 	keepSplits bool
 	splits     []Split // of groups already forgotten (keepSplits)
 
