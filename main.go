@@ -180,7 +180,8 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if c.Time.Percent() {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
 	}
-	mo := state.Options{Scope: c.Scope, OffCPU: c.OffCPU, Splits: c.Summary || format == emit.Summary}
+	mo := state.Options{Scope: c.Scope, OffCPU: c.OffCPU, Splits: c.Summary || format == emit.Summary,
+		SplitWindow: opts.Filter.SplitWindow()}
 	if pid, err := strconv.Atoi(c.Tree); err == nil && pid > 0 {
 		mo.TreePID = pid
 	} else {

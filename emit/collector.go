@@ -96,13 +96,16 @@ type Collector struct {
 	offLeaf     map[[2]uint32]uint32 // (stack, state) -> stack with its leaf
 	offWait     []state.Weighted     // off-CPU shares before the first profiled sample
 	offDropped  int                  // off-CPU shares of an event not in ns
+	offNoEvent  int                  // off-CPU shares of a trace without profiled samples
+	offCPUOnly  int                  // off-CPU shares left out of a --weight=cpu profile
 	blockStacks int                  // sched:sched_switch samples seen
 
 	window   windowState
 	deferred []state.Weighted // % windows on a pipe: applied at Close
 
-	header parse.PerfHeader // what perf's header says of the calendar
-	now    func() time.Time
+	header     parse.PerfHeader // what perf's header says of the calendar
+	splitWhole bool             // a --time window the model's splits could not cut
+	now        func() time.Time
 }
 
 // NewCollector returns a Collector for o; trace is asked for the span and
@@ -125,6 +128,7 @@ func NewCollector(o Options, trace Trace) *Collector {
 		c.parRoot = make(map[[2]uint32]uint32)
 	}
 	c.window.deferAll = o.Filter.Time.Percent() && o.Filter.End == 0
+	c.splitWhole = o.Filter.Time.set && o.Filter.SplitWindow() == nil
 	return c
 }
 
@@ -263,6 +267,10 @@ func (c *Collector) addOff(w *state.Weighted) {
 		c.offDropped++
 		return
 	}
+	if c.stacks != nil && c.o.Weight == CPU {
+		c.offCPUOnly++ // no CPU time: lines of weight 0
+		return
+	}
 	leaf := "[" + w.State.String() + "]"
 	wall := float64(w.OffCPU)
 	if c.offLeaf == nil {
@@ -314,7 +322,7 @@ func (c *Collector) Close() {
 		wait := c.offWait
 		c.offWait = nil
 		if !c.eventSeen {
-			c.offDropped += len(wait) // no profiled sample: no unit
+			c.offNoEvent += len(wait) // no profiled sample: no unit
 		} else {
 			for i := range wait {
 				c.addOff(&wait[i])
@@ -342,6 +350,12 @@ type windowState struct {
 // what the off-CPU view lacks.
 func (c *Collector) Warnings() []string {
 	var ws []string
+	if c.offNoEvent > 0 {
+		ws = append(ws, fmt.Sprintf("--off-cpu: no samples of a profiled event, so off-CPU time (%d shares) has no profile to go to; record with -e cpu-clock", c.offNoEvent))
+	}
+	if c.offCPUOnly > 0 {
+		ws = append(ws, fmt.Sprintf("--off-cpu adds wall time only: with --weight=cpu the profile has none of it (%d shares left out)", c.offCPUOnly))
+	}
 	if c.offDropped > 0 {
 		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", c.event, c.offDropped))
 	}
@@ -362,6 +376,11 @@ func (c *Collector) Warnings() []string {
 // WriteFolded writes the folded stacks (the Folded format).
 func (c *Collector) WriteFolded(w io.Writer) error {
 	return WriteFolded(w, c.stacks, &c.totals, c.o.Weight)
+}
+
+// offAdded reports whether the profile could take off-CPU time.
+func (c *Collector) offAdded() bool {
+	return c.eventSeen && c.timeBased && !(c.stacks != nil && c.o.Weight == CPU)
 }
 
 // spread returns the part of ns, taken evenly from start to end, that
@@ -463,7 +482,7 @@ func (c *Collector) unixOffset(first, last int64) int64 {
 // bars (for a terminal).
 func (c *Collector) WriteSummary(w io.Writer, unicode bool, warnings []string) error {
 	o := SummaryOptions{TimeBased: c.timeBased, Unit: string(c.event), Unicode: unicode,
-		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU, TopGroups: c.o.TopGroups, OffCPU: c.o.OffCPU}
+		IdleSamples: c.sum.idleSamples, IdleCPU: c.sum.idleCPU, TopGroups: c.o.TopGroups, OffCPU: c.o.OffCPU && c.offAdded(), SplitWhole: c.splitWhole}
 	if c.trace.Scope() == state.Process {
 		if h, ok := c.sum.treeHint(c); ok {
 			o.Tree = &h

@@ -158,6 +158,18 @@ func (w *TimeWindow) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// SplitWindow returns, for the model, the part of the trace a --time
+// window keeps once the trace's first record is known; nil for the whole
+// trace (no window, or one in percent whose end a pipe tells only at its
+// end).
+func (f Filter) SplitWindow() func(first int64) (lo, hi int64) {
+	if !f.Time.set || (f.Time.percent && f.End == 0) {
+		return nil
+	}
+	w, end := f.Time, f.End
+	return func(first int64) (int64, int64) { return w.bounds(first, end) }
+}
+
 // Percent reports a window in percent of the span: it needs the trace's
 // end (see Filter.End).
 func (w TimeWindow) Percent() bool { return w.set && w.percent }

@@ -54,6 +54,9 @@ type SummaryOptions struct {
 	IdleCPU     float64
 	Tree        *TreeHint
 	OffCPU      bool // the profile has the off-CPU shares (--off-cpu)
+	// SplitWhole: the splits are the whole trace's, though --time cut
+	// the rest (a window in percent on a pipe).
+	SplitWhole bool
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -103,6 +106,9 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 		if sp := g.Split; g.HasSplit && sp.Span() > 0 {
 			span := float64(sp.Span())
 			pct := func(x int64) float64 { return 100 * float64(x) / span }
+			if o.SplitWhole {
+				fmt.Fprintf(bw, "  (the whole trace's span: on a pipe a --time in percent is known only at the end)\n")
+			}
 			fmt.Fprintf(bw, "  span: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
 				span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
 				float64(sp.Blocked)/1e9, pct(sp.Blocked))

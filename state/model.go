@@ -39,10 +39,11 @@ type Model struct {
 	clock     bool // the profiled event is a clock
 	clockSeen bool
 
-	treeComm []byte // tree scope: the root's command, until found
-	treeName string // tree scope: the root as the user named it
-	treeIn   int    // tree scope: samples released in the tree
-	splits   []Split
+	splitWindow func(first int64) (lo, hi int64)
+	treeComm    []byte // tree scope: the root's command, until found
+	treeName    string // tree scope: the root as the user named it
+	treeIn      int    // tree scope: samples released in the tree
+	splits      []Split
 }
 
 // Options set up a Model.
@@ -58,6 +59,9 @@ type Options struct {
 	// Splits keeps each group's split for Splits (memory grows with the
 	// groups a trace ever had, as a summary's does).
 	Splits bool
+	// SplitWindow, if set, is asked at the trace's first record for the
+	// part of the trace the splits count (a time window of the output).
+	SplitWindow func(first int64) (lo, hi int64)
 }
 
 // lookaheadNs is how far (in trace time) events wait in process scope so
@@ -98,6 +102,7 @@ func NewModel(o Options) *Model {
 		m.t.releaseOff = m.releaseOff
 	}
 	m.t.keepSplits = o.Splits
+	m.splitWindow = o.SplitWindow
 	if scope == Tree {
 		if o.TreePID > 0 {
 			m.t.setTreeRoot(o.TreePID)
@@ -122,6 +127,9 @@ func (m *Model) Add(e Event) {
 		// perf stamps synthesized records before the trace 0.000000.
 		if !m.haveTime {
 			m.first, m.haveTime = e.Time, true
+			if m.splitWindow != nil {
+				m.t.setSplitWindow(m.splitWindow(m.first))
+			}
 		}
 		if e.Time > m.last {
 			m.last = e.Time

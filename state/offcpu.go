@@ -42,8 +42,20 @@ type offAcct struct {
 	set         int // threads in the off set
 	nRunnable   int // of which runnable
 	orphan      int64
+	orphanIn    int64 // of which in the window
 	setAt       int64 // the off set's latest change
 	split       Split
+	// The split counts only [lo, hi] (Options.SplitWindow).
+	lo, hi int64
+}
+
+// in returns the part of [from, to] in the split's window.
+func (a *offAcct) in(from, to int64) int64 {
+	from, to = max(from, a.lo), min(to, a.hi)
+	if to < from {
+		return 0
+	}
+	return to - from
 }
 
 // touch notes a record of the group at now.
@@ -78,17 +90,18 @@ func (a *offAcct) update(at int64) {
 	if a.running > 0 || !a.started || at <= a.idleSince {
 		return
 	}
-	dt := at - a.idleSince
+	dt, din := at-a.idleSince, a.in(a.idleSince, at)
 	a.idleSince = at
 	switch {
 	case a.set == 0:
 		a.orphan += dt
+		a.orphanIn += din
 	case a.nRunnable > 0:
 		a.cum += float64(dt) / float64(a.set)
-		a.split.Runnable += dt
+		a.split.Runnable += din
 	default:
 		a.cum += float64(dt) / float64(a.set)
-		a.split.Blocked += dt
+		a.split.Blocked += din
 	}
 }
 
@@ -112,8 +125,8 @@ func (t *tracker) runOn(th *thread, at int64) {
 		if a.orphan > 0 {
 			// Idle with nobody known to wait: the thread that ends it.
 			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, a.idleSince, t.offRef(th))
-			a.split.Blocked += a.orphan
-			a.orphan = 0
+			a.split.Blocked += a.orphanIn
+			a.orphan, a.orphanIn = 0, 0
 		}
 		a.onSince = at
 	}
@@ -148,10 +161,10 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	}
 	at = a.clamp(at)
 	th.on = false
-	a.split.CPU += at - th.onSince
+	a.split.CPU += a.in(th.onSince, at)
 	a.running--
 	if a.running == 0 {
-		a.split.OnCPU += at - a.onSince
+		a.split.OnCPU += a.in(a.onSince, at)
 		a.idleSince = at
 	}
 	if how == offBlocked || how == offRunnable {
@@ -171,7 +184,7 @@ func (t *tracker) exitTail(th *thread, at int64) {
 	}
 	prev := th.exitAt
 	th.exitAt = at
-	a.split.CPU += at - prev
+	a.split.CPU += a.in(prev, at)
 	if a.running > 0 {
 		return // the group was on CPU anyway
 	}
@@ -183,19 +196,20 @@ func (t *tracker) exitTail(th *thread, at int64) {
 	if lo >= at {
 		return
 	}
-	d := at - lo
+	d, din := at-lo, a.in(lo, at)
 	switch {
 	case a.set == 0:
-		d = min(a.orphan, d)
+		d, din = min(a.orphan, d), min(a.orphanIn, din)
 		a.orphan -= d
+		a.orphanIn -= din
 	case a.nRunnable > 0:
 		a.cum -= float64(d) / float64(a.set)
-		a.split.Runnable -= d
+		a.split.Runnable -= din
 	default:
 		a.cum -= float64(d) / float64(a.set)
-		a.split.Blocked -= d
+		a.split.Blocked -= din
 	}
-	a.split.OnCPU += d
+	a.split.OnCPU += din
 }
 
 func (t *tracker) joinSet(th *thread, at int64, how offHow) {
@@ -269,7 +283,7 @@ func (t *tracker) closeSplit(g *group, members []*thread) Split {
 		end = a.at
 	}
 	if a.running > 0 {
-		a.split.OnCPU += end - a.onSince
+		a.split.OnCPU += a.in(a.onSince, end)
 		a.onSince = end
 	} else {
 		a.update(end)
@@ -277,16 +291,19 @@ func (t *tracker) closeSplit(g *group, members []*thread) Split {
 	sort.Slice(members, func(i, j int) bool { return members[i].tid < members[j].tid })
 	for _, th := range members {
 		if th.on {
-			a.split.CPU += end - th.onSince
+			a.split.CPU += a.in(th.onSince, end)
 			th.onSince = end
 		}
 		if th.inSet {
 			t.leaveSet(th)
 		}
 	}
-	a.orphan = 0
+	a.orphan, a.orphanIn = 0, 0
 	s := a.split
-	s.Group, s.First, s.Last = g.key, a.first, a.last
+	s.Group, s.First, s.Last = g.key, max(a.first, a.lo), min(a.last, a.hi)
+	if s.Last < s.First {
+		s.Last = s.First
+	}
 	return s
 }
 

@@ -180,7 +180,9 @@ type tracker struct {
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
 	keepSplits bool
-	splits     []Split // of groups already forgotten (keepSplits)
+	// splitLo, splitHi: the window the splits count (setSplitWindow).
+	splitLo, splitHi int64
+	splits           []Split // of groups already forgotten (keepSplits)
 
 	// Tree scope: the root process, the parents FORK records named, and
 	// the group of the processes outside the tree.
@@ -189,6 +191,21 @@ type tracker struct {
 	parent   map[int]int
 	inTree   map[int]bool
 	outside  *group
+}
+
+// newGroup returns an empty group with key.
+func (t *tracker) newGroup(key int) *group {
+	g := &group{key: key}
+	g.off.lo, g.off.hi = t.splitLo, t.splitHi
+	return g
+}
+
+// setSplitWindow makes the splits count only [lo, hi] of the trace.
+func (t *tracker) setSplitWindow(lo, hi int64) {
+	t.splitLo, t.splitHi = lo, hi
+	for _, g := range t.allGroups() {
+		g.off.lo, g.off.hi = lo, hi
+	}
 }
 
 // newTracker returns a tracker that calls release for every sample.
@@ -203,6 +220,8 @@ func newTracker(cfg config, release releaseFunc) *tracker {
 		parent:   make(map[int]int),
 		inTree:   make(map[int]bool),
 		treeRoot: -1,
+		splitLo:  -1 << 62,
+		splitHi:  1 << 62,
 	}
 	return t
 }
@@ -277,24 +296,24 @@ func (t *tracker) group(pid int) *group {
 	if t.cfg.Scope == Tree {
 		if t.treeMember(pid) {
 			if t.one == nil {
-				t.one = &group{key: t.treeRoot}
+				t.one = t.newGroup(t.treeRoot)
 			}
 			return t.one
 		}
 		if t.outside == nil {
-			t.outside = &group{key: -1}
+			t.outside = t.newGroup(-1)
 		}
 		return t.outside
 	}
 	if t.cfg.Scope == Workload {
 		if t.one == nil {
-			t.one = &group{}
+			t.one = t.newGroup(0)
 		}
 		return t.one
 	}
 	g := t.groups[pid]
 	if g == nil {
-		g = &group{key: pid}
+		g = t.newGroup(pid)
 		t.groups[pid] = g
 	}
 	return g
