@@ -12,14 +12,22 @@ const howToConvert = "expected the text of `perf script` (e.g. perf script --sho
 // skipped lines read no record at all: the input is a perf.data file,
 // folded stacks, or something else. It is nil when a record was read or
 // nothing was skipped (an empty input).
+//
+// A perf.data file is told by its magic ("PERFILE2" at offset 0) before
+// anything of it is read, so that none of its bytes reach a record or a
+// message.
 func (r *Reader) NotPerfScript() error {
+	if r.perfData {
+		file := r.fileName
+		if strings.HasPrefix(file, "<") {
+			file = "FILE" // stdin: perf needs the file's name
+		}
+		return fmt.Errorf("%s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold", r.fileName, file)
+	}
 	if r.records > 0 || r.skipped == 0 || len(r.errs) == 0 {
 		return nil
 	}
 	e := r.errs[0]
-	if e.Line == 1 && strings.HasPrefix(e.Text, "PERFILE2") {
-		return fmt.Errorf("%s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold", e.FileName, e.FileName)
-	}
 	what := "it is not perf script text"
 	if looksFolded(e.Text) {
 		what = "it looks like folded stacks already (the output of a stack collapser), not perf script text"
@@ -41,8 +49,9 @@ func (r *Reader) Warnings() []string {
 	return []string{b.String()}
 }
 
-// Empty reports an input with no record and nothing skipped.
-func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 }
+// Empty reports an input with no record and nothing skipped (and no
+// perf.data file).
+func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 && !r.perfData }
 
 // HowToConvert says what a Reader expects, for a message about an input.
 func HowToConvert() string { return howToConvert }
