@@ -244,7 +244,7 @@ func (p *lineParser) header(line []byte) bool {
 	}
 	rec := &p.rec
 	*rec = Record{
-		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, CPU: h.cpu,
+		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, HasTID: h.hasTID, CPU: h.cpu,
 		Time: h.time, HasTime: h.hasTime,
 	}
 	if h.sideband != nil {
