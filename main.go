@@ -197,7 +197,8 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if in.stdin {
 		r = parse.NewSequentialReader(in.r, in.name)
 	}
-	strictErr := scan(r, in.name, model, out, c.Strict)
+	fields := parse.NewFieldCheck(in.name)
+	strictErr := scan(r, in.name, model, out, fields, c.Strict)
 	if err := r.Err(); err != nil {
 		return &exitError{2, fmt.Sprintf("%s: %v", in.name, err)}
 	}
@@ -207,11 +208,14 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := r.NotPerfScript(); err != nil {
 		return &exitError{1, err.Error()}
 	}
+	if err := fields.Err(c.Strict); err != nil {
+		return &exitError{1, err.Error()}
+	}
 	if c.Strict && r.Empty() {
 		return &exitError{1, "empty input (--strict): " + parse.HowToConvert()}
 	}
 
-	warnings := append(append(r.Warnings(), out.Warnings()...), model.Warnings()...)
+	warnings := append(append(append(r.Warnings(), fields.Warnings()...), out.Warnings()...), model.Warnings()...)
 	if !c.Quiet && format != emit.Summary { // the summary carries them
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
@@ -260,9 +264,10 @@ func splitName(path string, win int) string {
 }
 
 // scan is the loop: each record to the model (a sample interned first),
-// what the model releases to the outputs. With strict, it returns the
-// first syntax error or lost record, which ends the loop.
-func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector, strict bool) (strictErr error) {
+// what the model releases to the outputs, the profiled event's samples to
+// fields. With strict, it returns the first syntax error or lost record,
+// which ends the loop.
+func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector, fields *parse.FieldCheck, strict bool) (strictErr error) {
 	var clocks clockCache
 	for r.Scan() {
 		rec := r.Record()
@@ -293,6 +298,9 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 			}
 			ev.Clock = clocks.isClock(rec.Event)
 			ev.Ref = out.Sample(rec)
+			if ev.Ref != state.OtherEvent {
+				fields.Add(rec)
+			}
 		case parse.KindSwitch, parse.KindSwitchCPUWide:
 			ev.Ref = out.SwitchRef(rec)
 		}

@@ -86,6 +86,11 @@ type Collector struct {
 	totals  Totals
 	roots   rootCache
 	parRoot map[[2]uint32]uint32 // (par name, stack) -> stack with it as root
+	// --pid/--tid without a pid column: the stacks rooted at "comm-?"
+	// (their thread's comm), and each re-rooted at the pid the model
+	// learnt, as the pprof pid label has it (see reroot).
+	noPID    map[uint32][]byte
+	withPIDs map[pidStack]uint32
 
 	prof  *Profile    // pprof
 	refs  [][2]uint32 // Ref -> (stack, comm)
@@ -194,7 +199,47 @@ func (c *Collector) intern(rec *parse.Record, frames []parse.Frame) int {
 		return ref
 	}
 	root := c.roots.lookup(c.stacks, rec, c.o.PID, c.o.TID)
-	return int(c.stacks.Intern(root, frames, java))
+	id := c.stacks.Intern(root, frames, java)
+	if rec.PID < 0 && (c.o.PID || c.o.TID) {
+		if c.noPID == nil {
+			c.noPID = make(map[uint32][]byte)
+			c.withPIDs = make(map[pidStack]uint32)
+		}
+		if _, ok := c.noPID[id]; !ok {
+			c.noPID[id] = append([]byte(nil), rec.Comm...)
+		}
+	}
+	return int(id)
+}
+
+// pidStack is a stack rooted at "comm-?" and the pid learnt for it.
+type pidStack struct {
+	stack uint32
+	pid   int
+}
+
+// reroot returns the folded stack of w: when it was rooted at "comm-?"
+// (--pid or --tid, no pid column) and the model learnt the thread's
+// process (Weighted.PID, from FORK, COMM, EXIT or CPU-wide switch
+// records, as the pprof pid label has it), the same stack rooted at
+// comm-PID[/TID].
+func (c *Collector) reroot(w *state.Weighted) uint32 {
+	ref := uint32(w.Ref)
+	if c.noPID == nil || w.PID < 0 {
+		return ref
+	}
+	comm, ok := c.noPID[ref]
+	if !ok {
+		return ref
+	}
+	k := pidStack{ref, w.PID}
+	if id, ok := c.withPIDs[k]; ok {
+		return id
+	}
+	root := c.stacks.InternName(commRoot(nil, comm, w.PID, w.TID, c.o.PID, c.o.TID))
+	id := c.stacks.Reroot(ref, root)
+	c.withPIDs[k] = id
+	return id
 }
 
 // Add takes samples the model released.
@@ -231,6 +276,13 @@ func (c *Collector) add(w *state.Weighted) {
 	}
 	if !c.o.Filter.keep(w) {
 		return
+	}
+	if c.noPID != nil {
+		if ref := c.reroot(w); ref != uint32(w.Ref) {
+			rw := *w
+			rw.Ref = int(ref)
+			w = &rw
+		}
 	}
 	if w.State != state.OnCPU {
 		c.addOff(w)

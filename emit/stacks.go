@@ -124,6 +124,13 @@ func (s *Stacks) Prepend(root, id uint32) uint32 {
 	return s.stackOf(ids)
 }
 
+// Reroot returns the id of stack id with its root name replaced by root.
+func (s *Stacks) Reroot(id, root uint32) uint32 {
+	ids := append(append(s.ids[:0], root), s.stacks.seq(id)[1:]...)
+	s.ids = ids
+	return s.stackOf(ids)
+}
+
 // Append returns the id of stack id with the name leaf put after it.
 func (s *Stacks) Append(id, leaf uint32) uint32 {
 	ids := append(append(s.ids[:0], s.stacks.seq(id)...), leaf)

@@ -27,9 +27,10 @@ type batch struct {
 	spans  [][2]int32 // per record: its refs
 
 	// Set on the last batch.
-	last    bool
-	err     error
-	endLine int
+	last     bool
+	err      error
+	endLine  int
+	perfData bool
 }
 
 func (b *batch) reset() {
@@ -84,6 +85,7 @@ func (r *Reader) scanConc() bool {
 			if b.last {
 				r.lineNo = b.endLine
 				r.err = b.err
+				r.perfData = b.perfData
 				c.ended = true
 				r.batchR = Record{}
 				// The batches and the table are done with: let the
@@ -171,7 +173,7 @@ func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
 		}
 	}
 	b.arena, b.frames, b.refs = src.arena, src.frames, src.refs
-	b.last, b.err, b.endLine = true, src.err, src.lineNo
+	b.last, b.err, b.endLine, b.perfData = true, src.err, src.lineNo, src.perfData
 	select {
 	case full <- b:
 	case <-done:

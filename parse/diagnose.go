@@ -12,14 +12,22 @@ const howToConvert = "expected the text of `perf script` (e.g. perf script --sho
 // skipped lines read no record at all: the input is a perf.data file,
 // folded stacks, or something else. It is nil when a record was read or
 // nothing was skipped (an empty input).
+//
+// A perf.data file is told by its magic ("PERFILE2" at offset 0) before
+// anything of it is read, so that none of its bytes reach a record or a
+// message.
 func (r *Reader) NotPerfScript() error {
+	if r.perfData {
+		file := r.fileName
+		if strings.HasPrefix(file, "<") {
+			file = "FILE" // stdin: perf needs the file's name
+		}
+		return fmt.Errorf("%s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold", r.fileName, file)
+	}
 	if r.records > 0 || r.skipped == 0 || len(r.errs) == 0 {
 		return nil
 	}
 	e := r.errs[0]
-	if e.Line == 1 && strings.HasPrefix(e.Text, "PERFILE2") {
-		return fmt.Errorf("%s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold", e.FileName, e.FileName)
-	}
 	what := "it is not perf script text"
 	if looksFolded(e.Text) {
 		what = "it looks like folded stacks already (the output of a stack collapser), not perf script text"
@@ -41,8 +49,9 @@ func (r *Reader) Warnings() []string {
 	return []string{b.String()}
 }
 
-// Empty reports an input with no record and nothing skipped.
-func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 }
+// Empty reports an input with no record and nothing skipped (and no
+// perf.data file).
+func (r *Reader) Empty() bool { return r.records == 0 && r.skipped == 0 && !r.perfData }
 
 // HowToConvert says what a Reader expects, for a message about an input.
 func HowToConvert() string { return howToConvert }
@@ -59,4 +68,105 @@ func looksFolded(line string) bool {
 		}
 	}
 	return i+1 < len(line)
+}
+
+// FieldCheck tells, at the end of the input, which of the fields that
+// perf script -F can leave out the samples of the profiled event lack:
+// the period (the weight: for cpu-clock and task-clock, CPU time), the
+// time (parallelism and spans) and the tid (whose threads run). perf
+// prints the same fields on every sample of an event, so a field is
+// missing when no sample of the event prints it; one odd sample without
+// it (a line cut short) does not reject a trace. Feed it every sample of
+// the profiled event (Add), then ask Err and Warnings.
+type FieldCheck struct {
+	fileName string
+	samples  int
+	line     int    // the first sample's line
+	event    []byte // the first sample's event
+	clock    bool   // ... is a clock: its period is CPU time
+
+	period, time, tid bool // some sample printed it
+}
+
+// NewFieldCheck returns a FieldCheck; fileName is used in errors.
+func NewFieldCheck(fileName string) *FieldCheck { return &FieldCheck{fileName: fileName} }
+
+// Add notes a sample of the profiled event.
+func (f *FieldCheck) Add(rec *Record) {
+	if f.samples == 0 {
+		f.line = rec.Line
+		f.event = append([]byte(nil), rec.Event...)
+		f.clock = IsClockEvent(rec.Event)
+	}
+	f.samples++
+	f.period = f.period || rec.HasPeriod
+	f.time = f.time || rec.HasTime
+	f.tid = f.tid || rec.HasTID
+}
+
+// FieldError says which fields the samples of the profiled event lack,
+// at the line of its first sample.
+type FieldError struct {
+	FileName string
+	Line     int
+	Event    string
+	Fields   []string // "period", "time", "tid": perf script's names
+	why      []string // what each one's absence does
+}
+
+func (e *FieldError) Error() string {
+	var what, add strings.Builder
+	for i, f := range e.Fields {
+		if i > 0 {
+			what.WriteString(" and ")
+			add.WriteString(",")
+		}
+		fmt.Fprintf(&what, "no %s (%s)", f, e.why[i])
+		add.WriteString("+" + f)
+	}
+	them := "it"
+	if len(e.Fields) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("%s:%d: the samples of %s print %s; add -F %s to perf script (or leave out -F: perf's default fields have %s)",
+		e.FileName, e.Line, e.Event, what.String(), add.String(), them)
+}
+
+// Err returns a *FieldError when the samples lack a field that the
+// profile cannot be made without: the time or the tid, or the period of
+// a clock event (the sample counts would pass for CPU time). With strict,
+// any event's missing period is one too. Nil when nothing is missing or
+// no sample was noted.
+func (f *FieldCheck) Err(strict bool) error {
+	if f.samples == 0 {
+		return nil
+	}
+	e := &FieldError{FileName: f.fileName, Line: f.line, Event: string(f.event)}
+	if !f.period && (f.clock || strict) {
+		why := "each sample would weigh 1, not its CPU time"
+		if !f.clock {
+			why = "each sample would weigh 1, not its count of " + string(EventBase(f.event))
+		}
+		e.Fields, e.why = append(e.Fields, "period"), append(e.why, why)
+	}
+	if !f.time {
+		e.Fields, e.why = append(e.Fields, "time"), append(e.why, "without timestamps there is no parallelism or span")
+	}
+	if !f.tid {
+		e.Fields, e.why = append(e.Fields, "tid"), append(e.why, "without it the threads cannot be told apart")
+	}
+	if len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+// Warnings says what a profile made anyway lacks: the period of an event
+// that is no clock (each sample then weighs 1, as stack collapsers have
+// it for old perf's output).
+func (f *FieldCheck) Warnings() []string {
+	if f.samples == 0 || f.period || f.clock {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s:%d: the samples of %s print no period: each weighs 1 (sample counts, not counts of %s); add -F +period to perf script", f.fileName, f.line, f.event, EventBase(f.event))}
 }

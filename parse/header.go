@@ -6,6 +6,7 @@ import "bytes"
 type header struct {
 	comm     []byte
 	pid, tid int
+	hasTID   bool // false: a timed header with no pid/tid word (perf script -F without tid)
 	cpu      int
 	time     int64
 	hasTime  bool
@@ -142,14 +143,21 @@ func nextToken(line []byte, i int) token {
 // parseHeader decodes "COMM [PID/]TID [CPU] TIME: ...". COMM may hold
 // spaces and digits, so the time token is found first (the first
 // "SEC.FRAC:" word preceded by a pid or cpu word) and the fields left of it
-// are read from the right. Without a time token (very old perf), the first
-// pid-like word after the first word is taken as the tid.
+// are read from the right. Failing that, a time token preceded by a word
+// that is no pid ("COMM [CPU] TIME: ...", perf script -F without tid) is a
+// header without tid (hasTID false, pid and tid -1). Without a time token
+// (very old perf, or -F without time), the first pid-like word after the
+// first word is taken as the tid.
 func parseHeader(line []byte) (h header, ok bool) {
-	h.pid, h.cpu = -1, -1
+	h.pid, h.tid, h.cpu = -1, -1, -1
 	var toks [4]token // the last few tokens before the current one
 	n := 0
 	var after int // offset after the time (or pid/cpu) token
 	found := false
+	// The first time token with no pid before it: COMM ends at
+	// noTIDComm, the CPU (if any) is noTIDCPU.
+	noTIDAt, noTIDComm, noTIDCPU := -1, 0, token{-1, -1}
+	var noTIDTime int64
 	for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
 		w := line[t.start:t.end]
 		if n >= 1 && w[len(w)-1] == ':' && isDigit(w[0]) {
@@ -167,6 +175,9 @@ func parseHeader(line []byte) (h header, ok bool) {
 						found = true
 						break
 					}
+					if noTIDAt < 0 && !isPidTok(line[pp.start:pp.end]) {
+						noTIDAt, noTIDComm, noTIDCPU, noTIDTime = t.end, prev.start, prev, ns
+					}
 				} else if isPidTok(pw) && (n >= 2 || prev.start > 0) {
 					h.setPid(pw)
 					h.comm = bytes.TrimSpace(line[:prev.start])
@@ -174,6 +185,8 @@ func parseHeader(line []byte) (h header, ok bool) {
 					after = t.end
 					found = true
 					break
+				} else if noTIDAt < 0 && !isPidTok(pw) && !isCPUTok(pw) {
+					noTIDAt, noTIDComm, noTIDTime = t.end, t.start, ns
 				}
 			}
 		}
@@ -182,6 +195,15 @@ func parseHeader(line []byte) (h header, ok bool) {
 		if n > 64 {
 			break // not a header; no comm has that many words
 		}
+	}
+	if !found && noTIDAt >= 0 {
+		h.comm = bytes.TrimSpace(line[:noTIDComm])
+		if noTIDCPU.end >= 0 {
+			h.cpu, _ = atoi(line[noTIDCPU.start+1 : noTIDCPU.end-1])
+		}
+		h.time, h.hasTime = noTIDTime, true
+		after = noTIDAt
+		found = true
 	}
 	if !found {
 		// No time: "COMM TID [CPU] [PERIOD] EVENT:".
@@ -246,6 +268,7 @@ func parseHeader(line []byte) (h header, ok bool) {
 }
 
 func (h *header) setPid(w []byte) {
+	h.hasTID = true
 	if i := bytes.IndexByte(w, '/'); i >= 0 {
 		h.pid, _ = pidNum(w[:i])
 		h.tid, _ = pidNum(w[i+1:])

@@ -101,6 +101,17 @@ func TestReaderSampleHeaders(t *testing.T) {
 				fr{"7f1e21c41e9a", "start_thread", "", "/lib/x86_64-linux-gnu/libpthread-2.15.so", false}))},
 		},
 		{
+			name: "no tid (perf script -F comm,time,period,...)",
+			in:   "sh   947.705097:    1001001 cpu-clock: \n" + phasesLeaf + "\nsh   947.706689: PERF_RECORD_SWITCH OUT preempt\n",
+			want: []rec{sample(1, "sh", -1, -1, -1, 947705097000, 1001001, "cpu-clock", phasesLeafFr),
+				sw(side(KindSwitch, 4, "sh", -1, -1, -1, 947706689000), true, true)},
+		},
+		{
+			name: "no tid, cpu column, comm with a space",
+			in:   "Web Content [001]   947.705097:    1001001 cpu-clock: \n" + phasesLeaf + "\n",
+			want: []rec{sample(1, "Web Content", -1, -1, 1, 947705097000, 1001001, "cpu-clock", phasesLeafFr)},
+		},
+		{
 			name: "--ns: nine fraction digits",
 			in:   "phases  5756   273.125201123:    1001001 cpu-clock: \n" + phasesLeaf + "\n",
 			want: []rec{sample(1, "phases", -1, 5756, -1, 273125201123, 1001001, "cpu-clock", phasesLeafFr)},

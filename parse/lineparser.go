@@ -36,6 +36,9 @@ type lineParser struct {
 	inSample  bool
 	sampleBad bool
 
+	started  bool // the first scan has looked at the input's first bytes
+	perfData bool // the input is a perf.data file: nothing was read
+
 	tab *frameTable // distinct stack lines, parsed (frametab.go)
 }
 
@@ -96,6 +99,20 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 	return line, true
 }
 
+// perfDataMagic starts a perf.data file (perf's header, version 2).
+const perfDataMagic = "PERFILE2"
+
+// isPerfData reports an input that starts with perf.data's magic; it reads
+// nothing else of it, so that none of its binary bytes become records or
+// messages.
+func (p *lineParser) isPerfData() bool {
+	b, err := p.br.Peek(len(perfDataMagic))
+	if err != nil && err != io.EOF {
+		p.err = err // Peek forgets it; the lines before it are still read
+	}
+	return string(b) == perfDataMagic
+}
+
 // hold puts line back so that the next nextLine returns it again.
 func (p *lineParser) hold(line []byte) {
 	p.held = line
@@ -110,6 +127,14 @@ func (p *lineParser) syntaxError(line []byte, msg string) {
 }
 
 func (p *lineParser) scan() bool {
+	if !p.started {
+		p.started = true
+		if p.isPerfData() {
+			p.perfData, p.eof = true, true
+			p.release()
+			return false
+		}
+	}
 	for {
 		line, ok := p.nextLine()
 		if !ok {
@@ -226,7 +251,7 @@ func (p *lineParser) header(line []byte) bool {
 	}
 	rec := &p.rec
 	*rec = Record{
-		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, CPU: h.cpu,
+		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, HasTID: h.hasTID, CPU: h.cpu,
 		Time: h.time, HasTime: h.hasTime,
 	}
 	if h.sideband != nil {

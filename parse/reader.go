@@ -51,9 +51,12 @@ type Reader struct {
 	skipped int
 	errs    []*SyntaxError
 	records int // records other than errors
+	// perfData: the input starts with perf.data's magic and was not read.
+	perfData bool
 }
 
-// NewReader returns a Reader reading from r. fileName is used in errors.
+// NewReader returns a Reader reading from r. fileName is used in errors;
+// a name in angle brackets ("<stdin>") is not a file that perf could read.
 //
 // With more than one CPU (GOMAXPROCS > 1) the lines are split and parsed
 // on a goroutine of the Reader's own, ahead of the caller's Scan; the
@@ -141,6 +144,7 @@ func (r *Reader) scanSeq() bool {
 	r.rec, r.lineNo = &p.rec, p.lineNo
 	if !ok {
 		r.err = p.err
+		r.perfData = p.perfData
 		r.batchR = Record{}
 		r.rec = &r.batchR
 		r.p = nil // let the collector have the parser's memory

@@ -77,10 +77,13 @@ type Record struct {
 
 	// Prefix fields, common to samples and side-band records.
 	Comm []byte
-	PID  int   // -1 when not printed (only tid shown)
-	TID  int   // the one number printed when pid/tid is not shown
-	CPU  int   // -1 when not printed
-	Time int64 // nanoseconds; valid when HasTime
+	PID  int // -1 when not printed (only tid shown)
+	TID  int // the one number printed when pid/tid is not shown; -1 when none is
+	// HasTID is false for a header with a time but no pid/tid word
+	// (perf script -F without tid).
+	HasTID bool
+	CPU    int   // -1 when not printed
+	Time   int64 // nanoseconds; valid when HasTime
 	// HasTime is false for very old perf output without timestamps.
 	HasTime bool
 
