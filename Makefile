@@ -2,7 +2,7 @@
 GO ?= go
 DEMO ?= testdata/traces/phases.txt
 
-.PHONY: all build test demo fuzz bench clean
+.PHONY: all build test demo fuzz bench clean pyroscope-check
 
 all: build
 
@@ -25,6 +25,12 @@ demo: build
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 	./scripts/bench.sh $(BENCH_INPUT) $(BENCH_DATA)
+
+# Opt-in, not part of test: push pprof profiles of shipped traces to a
+# real Grafana Pyroscope on 127.0.0.1 and query them back (built from the
+# Go module proxy into ~/.cache/wallfold-pyroscope the first time).
+pyroscope-check:
+	./scripts/pyroscope-check.sh
 
 clean:
 	rm -f wallfold
