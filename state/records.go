@@ -35,7 +35,12 @@ func (t *tracker) addSample(s sample) {
 	if s.Ref != OtherEvent {
 		th.lastRef = s.Ref
 	}
-	t.onCPU(th, s.CPU, s.Time)
+	cpu := s.CPU
+	if t.staleSampleCPU(th, s.Time, cpu) {
+		t.stats.StaleRecords++
+		cpu = -1 // a sign of life, but not of where
+	}
+	t.onCPU(th, cpu, s.Time)
 	// The sample is a sign of life: it closes the gap before it, counts
 	// its own thread, and opens a gap covering what follows.
 	t.closeGap(th, s.Time)
@@ -74,16 +79,26 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out, preempt bool, re
 		th.switchRef = ref
 	}
 	if out {
+		if t.staleOut(th, now, cpu) {
+			t.stats.StaleRecords++
+			return
+		}
 		how := offBlocked
 		if preempt {
 			how = offRunnable
 		}
 		t.stop(th, now, how)
 	} else {
+		th.doubleIn = 0
+		if th.running && th.swIn {
+			th.doubleIn = now
+		}
+		th.inAt = now
 		t.onCPU(th, cpu, now)
 		t.closeGap(th, now)
 		t.start(th, now)
 	}
+	th.swIn = !out
 	t.drain(th.g)
 }
 

@@ -106,6 +106,9 @@ type Stats struct {
 	FirstLostAt  int64
 	SilentStops  int // running threads taken as stopped after silence
 	ImplicitOuts int // threads taken off a CPU another thread took
+	// StaleRecords counts switch-outs and samples taken as written out of
+	// order by a CPU whose clock is behind (skew.go).
+	StaleRecords int
 	// Discontinuities counts steps back in time longer than the silence
 	// limit: every open gap ended there.
 	Discontinuities int
@@ -126,6 +129,10 @@ type thread struct {
 	segTime   int64  // the sign that opened the gap
 	committed bool   // records-only mode: +1 already added at segSeq
 	sampled   bool   // has samples (for Stats.UnknownPID)
+	// Clock skew between CPUs (skew.go): the last switch record was an
+	// IN, at inAt; an IN while already in, at doubleIn.
+	swIn           bool
+	inAt, doubleIn int64
 
 	// Off-CPU accounting (offcpu.go).
 	on, inSet, exited bool
