@@ -289,7 +289,10 @@ func (c *Collector) add(w *state.Weighted) {
 		return
 	}
 	var wall float64
-	if w.Parallelism > 0 {
+	switch {
+	case w.Par > 0:
+		wall = float64(w.Period) / w.Par // estimated parallelism is fractional
+	case w.Parallelism > 0:
 		wall = float64(w.Period) / float64(w.Parallelism)
 	}
 	if c.sum != nil {

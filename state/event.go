@@ -109,6 +109,10 @@ type Weighted struct {
 	// Parallelism is the number of threads of the sample's group running
 	// at its moment, its own included; 0 for the idle task (tid 0).
 	Parallelism int
+	// Par is the parallelism as the model measured it: Parallelism is
+	// it rounded. They differ only where it is estimated (no switch
+	// records: the rate estimate gives fractions).
+	Par float64
 	// Group is the key of the sample's group: 0 in workload scope, the
 	// root's pid in tree scope, else its process (its tid when the process
 	// is unknown).

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -82,6 +83,11 @@ const lookaheadMax = 1 << 18
 // thread: a thread on a CPU is sampled once a period, with some jitter.
 const silencePeriods = 3
 
+// rateLimitPeriods bounds, in sampling periods, the gap between two
+// samples of a thread that the rate estimate (no switch records) spreads
+// over; a longer one means it stopped (see tracker.rateLimit).
+const rateLimitPeriods = 1000
+
 // NewModel returns a Model (scope Auto: decided by the records; see
 // decide).
 func NewModel(o Options) *Model {
@@ -97,7 +103,7 @@ func NewModel(o Options) *Model {
 		s = Workload
 	}
 	m.ahead = m.ahead || scope == Process || scope == Tree
-	m.t = newTracker(config{Scope: s, Gap: -1}, m.release)
+	m.t = newTracker(config{Scope: s, Gap: -1, Rate: true}, m.release)
 	if o.OffCPU {
 		m.t.releaseOff = m.releaseOff
 	}
@@ -203,7 +209,7 @@ func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.
 // Stats returns what the tracker counted so far.
 func (m *Model) Stats() Stats { return m.t.Stats() }
 
-func (m *Model) release(s sample, par int, g *group) {
+func (m *Model) release(s sample, par float64, g *group) {
 	if s.Ref < 0 {
 		return // a sign of life only
 	}
@@ -232,7 +238,7 @@ func (m *Model) release(s sample, par int, g *group) {
 		m.treeIn++
 	}
 	m.ready = append(m.ready, Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
-		Period: s.Period, Ref: s.Ref, Parallelism: par, Group: group})
+		Period: s.Period, Ref: s.Ref, Parallelism: int(math.Round(par)), Par: par, Group: group})
 }
 
 func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {

@@ -86,6 +86,9 @@ type config struct {
 	// silence is no evidence (non-time events): records alone decide.
 	// Negative means not known yet (see setGap).
 	Gap int64
+	// Rate: while no switch record has come, estimate each silent thread
+	// by its sampling rate (closeGap) rather than by the silence limit.
+	Rate bool
 }
 
 // releaseFunc receives each sample with its parallelism (0 for idle
@@ -93,7 +96,7 @@ type config struct {
 // every sample given to the tracker is released exactly once (by flush at
 // the latest). g is the group whose threads decided it (nil: idle, or a
 // task perf no longer names).
-type releaseFunc func(s sample, parallelism int, g *group)
+type releaseFunc func(s sample, parallelism float64, g *group)
 
 // Stats counts what the tracker saw.
 type Stats struct {
@@ -152,7 +155,7 @@ type openSeg struct {
 
 type pending struct {
 	s    sample
-	diff int32
+	diff float64
 }
 
 type group struct {
@@ -162,8 +165,8 @@ type group struct {
 	base    uint64 // seq of q[head]
 	q       []pending
 	head    int
-	tail    int32 // diff for seq == g.seq (not yet enqueued)
-	acc     int32
+	tail    float64 // diff for seq == g.seq (not yet enqueued)
+	acc     float64
 	open    []openSeg
 	ohead   int
 	off     offAcct
@@ -405,7 +408,11 @@ func (t *tracker) advance(now int64) {
 			t.ehead++
 			continue
 		}
-		if t.now-o.th.segTime <= t.cfg.Gap {
+		limit := t.cfg.Gap
+		if t.rateMode() {
+			limit = t.rateLimit()
+		}
+		if t.now-o.th.segTime <= limit {
 			break
 		}
 		// Silent too long: it stopped at its last sign.
@@ -489,7 +496,7 @@ func (t *tracker) compactOpen(g *group) {
 }
 
 // addAt adds d to the diff of sample seq s in g.
-func (g *group) addAt(s uint64, d int32) {
+func (g *group) addAt(s uint64, d float64) {
 	if s >= g.seq {
 		g.tail += d
 		return
@@ -526,14 +533,32 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		return
 	}
 	th.segOpen = false
-	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
+	limit, w := t.cfg.Gap, 1.0
+	if t.rateMode() {
+		// No switch records: a thread sampled every period of its CPU
+		// time ran P of the gap between two of its samples, on average:
+		// it counts P/gap (at most 1) throughout.
+		limit = t.rateLimit()
+		w = min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1)))
+	}
+	if t.cfg.Gap > 0 && now-th.segTime > limit {
 		t.stats.SilentStops++
 		t.runOff(th, th.segTime, offSilent)
 		return // silent too long: not running in between
 	}
-	g.addAt(th.segSeq, 1)
-	g.addAt(g.seq, -1)
+	g.addAt(th.segSeq, w)
+	g.addAt(g.seq, -w)
 }
+
+// rateMode reports the rate estimate: no switch records so far, a
+// time-based event.
+func (t *tracker) rateMode() bool { return t.cfg.Rate && t.stats.Switches == 0 && t.cfg.Gap > 0 }
+
+// rateLimit is how long a gap between a thread's samples may be in the
+// rate estimate: a worker that runs 50 µs every 20 ms is sampled every
+// 400 ms, and counts 1/400 of a thread meanwhile. Samples wait up to this
+// long (in trace time) for their parallelism.
+func (t *tracker) rateLimit() int64 { return rateLimitPeriods * t.cfg.Gap / silencePeriods }
 
 // start opens a running gap at time now, covering later samples.
 func (t *tracker) start(th *thread, now int64) {
@@ -588,7 +613,7 @@ func (t *tracker) drain(g *group) {
 		}
 		p := &g.q[g.head]
 		g.acc += p.diff
-		par := int(g.acc) + 1
+		par := g.acc + 1
 		s := p.s
 		g.head++
 		g.base++

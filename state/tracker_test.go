@@ -1,6 +1,7 @@
 package state
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -48,9 +49,9 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 	t.Helper()
 	got := map[int]int{}
 	times := map[int]int{}
-	tr := newTracker(cfg, func(s sample, par int, _ *group) {
+	tr := newTracker(cfg, func(s sample, par float64, _ *group) {
 		times[s.Ref]++
-		got[s.Ref] = par
+		got[s.Ref] = int(math.Round(par))
 	})
 	samples := 0
 	for _, o := range ops {
@@ -392,7 +393,7 @@ func TestTrackerReleaseOnce(t *testing.T) {
 // Samples wait at most about the gap before they are released.
 func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	released := 0
-	tr := newTracker(config{Gap: 5 * ms}, func(sample, int, *group) { released++ })
+	tr := newTracker(config{Gap: 5 * ms}, func(sample, float64, *group) { released++ })
 	tr.addSample(sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
 	tr.addSample(sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
 	tr.tick(20 * ms)
