@@ -165,11 +165,16 @@ func (t *tracker) comm(now int64, pid, tid int) {
 	t.learn(pid, tid)
 }
 
-// lost notes a PERF_RECORD_LOST of n records.
-func (t *tracker) lost(now int64, n uint64) {
+// lost notes a PERF_RECORD_LOST of n records, written by cpu (-1: not
+// printed) when its ring had room again.
+func (t *tracker) lost(now int64, n uint64, cpu int) {
 	if t.stats.LostEvents == 0 {
 		t.stats.FirstLostAt = now
 	}
+	if t.lostAt == nil {
+		t.lostAt = make(map[int]int64)
+	}
+	t.lostAt[cpu] = now
 	t.stats.LostEvents++
 	t.stats.Lost += n
 	t.advance(now)
@@ -199,11 +204,11 @@ func (t *tracker) flush() {
 	for _, o := range t.exp[t.ehead:] {
 		if o.th.segOpen && o.th.segGen == o.gen {
 			o.th.segOpen = false
-			t.runOff(o.th, o.th.segTime, offSilent)
+			t.splitSilent(o.th)
 		}
 	}
 	t.exp = t.exp[:0]
-	t.ehead = 0
+	t.ehead, t.esplit = 0, 0
 	for _, g := range t.allGroups() {
 		t.drain(g)
 	}
@@ -227,7 +232,7 @@ func (t *tracker) add(e *Event) {
 	case KindComm:
 		t.comm(e.Time, e.PID, e.TID)
 	case KindLost:
-		t.lost(e.Time, e.Lost)
+		t.lost(e.Time, e.Lost, e.CPU)
 	default:
 		t.tick(e.Time)
 	}

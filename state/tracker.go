@@ -112,6 +112,8 @@ type Stats struct {
 	// StaleRecords counts switch-outs and samples taken as written out of
 	// order by a CPU whose clock is behind (skew.go).
 	StaleRecords int
+	// Bridged counts silences taken as running through lost records.
+	Bridged int
 	// Discontinuities counts steps back in time longer than the silence
 	// limit: every open gap ended there.
 	Discontinuities int
@@ -131,6 +133,7 @@ type thread struct {
 	segSeq    uint64 // first sample seq the gap covers
 	segTime   int64  // the sign that opened the gap
 	committed bool   // records-only mode: +1 already added at segSeq
+	splitOff  bool   // the split has taken the open gap as silent
 	sampled   bool   // has samples (for Stats.UnknownPID)
 	// Clock skew between CPUs (skew.go): the last switch record was an
 	// IN, at inAt; an IN while already in, at doubleIn.
@@ -185,7 +188,9 @@ type tracker struct {
 	stats   Stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
-	dead    []deadThread // exited threads, to forget later
+	esplit  int           // exp[esplit:]: gaps the split has not heard are silent
+	dead    []deadThread  // exited threads, to forget later
+	lostAt  map[int]int64 // CPU (-1: not printed) -> its latest LOST record
 
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
@@ -401,14 +406,28 @@ func (t *tracker) advance(now int64) {
 	if t.cfg.Gap <= 0 {
 		return
 	}
-	// Gaps open in time order, so the oldest is overdue first.
+	// Gaps open in time order, so the oldest is overdue first. The split
+	// hears of a silence at the silence limit (its transitions must come
+	// in time order); the parallelism is decided later, when no LOST
+	// record can explain the silence any more (or at the rate limit).
+	t.esplit = max(t.esplit, t.ehead)
+	for t.esplit < len(t.exp) {
+		o := t.exp[t.esplit]
+		if o.th.segOpen && o.th.segGen == o.gen {
+			if t.now-o.th.segTime <= t.cfg.Gap {
+				break
+			}
+			t.splitSilent(o.th)
+		}
+		t.esplit++
+	}
 	for t.ehead < len(t.exp) {
 		o := t.exp[t.ehead]
 		if !o.th.segOpen || o.th.segGen != o.gen {
 			t.ehead++
 			continue
 		}
-		limit := t.cfg.Gap
+		limit := t.cfg.Gap + lossHold // a LOST record may yet say why it was silent
 		if t.rateMode() {
 			limit = t.rateLimit()
 		}
@@ -418,7 +437,7 @@ func (t *tracker) advance(now int64) {
 		// Silent too long: it stopped at its last sign.
 		o.th.segOpen = false
 		o.th.running = false
-		t.runOff(o.th, o.th.segTime, offSilent)
+		t.splitSilent(o.th)
 		t.stats.SilentStops++
 		t.ehead++
 		t.drain(o.th.g)
@@ -426,6 +445,7 @@ func (t *tracker) advance(now int64) {
 	if t.ehead > 1024 && t.ehead >= len(t.exp)/2 {
 		n := copy(t.exp, t.exp[t.ehead:])
 		t.exp = t.exp[:n]
+		t.esplit -= t.ehead
 		t.ehead = 0
 	}
 }
@@ -437,11 +457,11 @@ func (t *tracker) discontinuity() {
 		if o.th.segOpen && o.th.segGen == o.gen {
 			o.th.segOpen = false
 			o.th.running = false
-			t.runOff(o.th, o.th.segTime, offSilent)
+			t.splitSilent(o.th)
 		}
 	}
 	t.exp = t.exp[:0]
-	t.ehead = 0
+	t.ehead, t.esplit = 0, 0
 	for _, g := range t.allGroups() {
 		t.drain(g)
 	}
@@ -541,9 +561,13 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		limit = t.rateLimit()
 		w = min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1)))
 	}
-	if t.cfg.Gap > 0 && now-th.segTime > limit {
+	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
+		t.splitSilent(th) // the split takes it as off since its last sign
+	}
+	if t.cfg.Gap > 0 && now-th.segTime > limit && !t.rateMode() && t.lostBetween(th, th.segTime, now) {
+		t.stats.Bridged++ // its records were lost, not its CPU
+	} else if t.cfg.Gap > 0 && now-th.segTime > limit {
 		t.stats.SilentStops++
-		t.runOff(th, th.segTime, offSilent)
 		return // silent too long: not running in between
 	}
 	g.addAt(th.segSeq, w)
@@ -560,8 +584,18 @@ func (t *tracker) rateMode() bool { return t.cfg.Rate && t.stats.Switches == 0 &
 // long (in trace time) for their parallelism.
 func (t *tracker) rateLimit() int64 { return rateLimitPeriods * t.cfg.Gap / silencePeriods }
 
+// splitSilent tells the split that th has been off its CPU since its
+// last sign (once per gap).
+func (t *tracker) splitSilent(th *thread) {
+	if !th.splitOff {
+		th.splitOff = true
+		t.runOff(th, th.segTime, offSilent)
+	}
+}
+
 // start opens a running gap at time now, covering later samples.
 func (t *tracker) start(th *thread, now int64) {
+	th.splitOff = false
 	t.runOn(th, now)
 	th.running = true
 	g := th.g

@@ -390,15 +390,20 @@ func TestTrackerReleaseOnce(t *testing.T) {
 	}
 }
 
-// Samples wait at most about the gap before they are released.
+// Samples wait at most about the gap and the hold for a LOST record
+// (lossHold) before they are released.
 func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	released := 0
 	tr := newTracker(config{Gap: 5 * ms}, func(sample, float64, *group) { released++ })
 	tr.addSample(sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
 	tr.addSample(sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
 	tr.tick(20 * ms)
+	if released != 1 {
+		t.Errorf("released %d samples 18 ms after the last sign, want 1: the second waits for a LOST record that could explain the first thread's silence", released)
+	}
+	tr.tick(2*ms + 5*ms + lossHold + 1)
 	if released != 2 {
-		t.Errorf("released %d samples 18 ms after the last sign, want 2", released)
+		t.Errorf("released %d samples after the gap and the hold, want 2", released)
 	}
 	if s := tr.Stats(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
 		t.Errorf("Stats = %+v, want 2 samples, 2 threads, 2 silent stops", s)
