@@ -32,12 +32,13 @@ const description = `Wall-clock flame graphs from perf: reweights each sample by
 Record and convert:
 
   perf record -e cpu-clock -F 999 -g --switch-events -- make -j8
-  perf script --show-switch-events --show-task-events | wallfold > wall.folded
+  perf script --show-switch-events --show-task-events --show-lost-events | wallfold > wall.folded
   flamegraph.pl wall.folded > wall.svg
 
 --switch-events (record) and --show-switch-events (script) let wallfold see
 which threads are on a CPU; --show-task-events adds thread exits (without it,
-exits are inferred from silence). System-wide traces (perf record -a) work
+exits are inferred from silence); --show-lost-events shows where a ring buffer
+overflowed, and threads are bridged through the loss. System-wide traces (perf record -a) work
 too; each process then gets its own parallelism (--scope=process), or
 --tree=make makes a process and its descendants one group.
 
