@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Measurement of wallfold against the generator's truth (gen_test.go).
+
+// ---- comparison with wallfold ----
+
+// genResult is wallfold's answer on a generated trace, in ns.
+type genResult struct {
+	wall         float64
+	byFn, byProc map[string]float64 // leaf function, root frame "comm-PID"
+	stderr       string
+}
+
+// genRun runs wallfold --weight=wall --pid in the style's scope, on a file
+// or on stdin.
+func genRun(t *testing.T, text []byte, st genStyle, stdin bool) genResult {
+	t.Helper()
+	args := []string{"--weight=wall", "--scope=" + st.scope(), "--pid"}
+	in := bytes.NewReader(nil)
+	if stdin {
+		in.Reset(text)
+	} else {
+		args = append(args, genFile(t, text))
+	}
+	var out, errs bytes.Buffer
+	if code := run(args, in, &out, &errs); code != 0 {
+		t.Fatalf("wallfold %v: exit %d: %s", args, code, errs.String())
+	}
+	res := genResult{byFn: map[string]float64{}, byProc: map[string]float64{}, stderr: errs.String()}
+	for stack, n := range parseFolded(t, out.String()).lines {
+		fr := strings.Split(stack, ";")
+		res.wall += float64(n)
+		res.byFn[fr[len(fr)-1]] += float64(n)
+		res.byProc[fr[0]] += float64(n)
+	}
+	return res
+}
+
+// genCompare is wallfold's error against the truth.
+type genCompare struct {
+	truthWall, wall float64 // s
+	wallErr         float64 // % of the true wall
+	shareErr        float64 // max over functions, points of %
+	procErr         float64 // max over processes with ≥ 10 ms of true wall, %
+	consBad, groups int     // groups over genConserved's limit
+	consWorst       float64 // max over groups of wall / time on CPU − 1, %
+}
+
+// genConserved is the most wall a group may have: its time with a thread on
+// CPU, +1 %, + one period per thread, or the exact model's own wall if its
+// sampling noise is larger (small groups: a process of 2 threads living
+// 50 ms can be 6 % over), +0.1 % for the rounding of folded weights. A
+// group the truth does not know (comm-?) has none.
+func genConserved(tr genTruth, g string) float64 {
+	return max(1.01*float64(tr.onCPU[g])+float64(genPeriod*tr.nth[g]), 1.001*tr.group[g])
+}
+
+func genCompareTo(tr genTruth, res genResult) genCompare {
+	c := genCompare{truthWall: tr.wall / 1e9, wall: res.wall / 1e9, wallErr: 100 * (res.wall - tr.wall) / tr.wall}
+	fns := map[string]bool{}
+	for f := range tr.byFn {
+		fns[f] = true
+	}
+	for f := range res.byFn {
+		fns[f] = true
+	}
+	for f := range fns {
+		c.shareErr = max(c.shareErr, math.Abs(100*res.byFn[f]/res.wall-100*tr.byFn[f]/tr.wall))
+	}
+	for p, w := range tr.byProc {
+		if w >= 10*genPeriod {
+			c.procErr = max(c.procErr, 100*math.Abs(res.byProc[p]-w)/w)
+		}
+	}
+	groups := res.byProc
+	if tr.scope == "workload" {
+		groups = map[string]float64{"workload": res.wall}
+	}
+	for g, w := range groups {
+		on := float64(tr.onCPU[g])
+		c.groups++
+		if w > genConserved(tr, g) {
+			c.consBad++
+		}
+		if on > 0 {
+			c.consWorst = max(c.consWorst, 100*(w/on-1))
+		}
+	}
+	return c
+}
+
+// genVariants: the recording styles the measurement runs, the first two
+// with every record present.
+var genVariants = []struct {
+	name  string
+	style genStyle
+	stdin bool
+}{
+	{"all, CPU-wide", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true}, false},
+	{"all, per-task", genStyle{switches: true, taskEvents: true}, false},
+	{"no switch, per-task", genStyle{taskEvents: true}, false},
+	{"no switch, CPU-wide", genStyle{systemWide: true, taskEvents: true, pidCol: true}, false},
+	{"skew ±10µs", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, skew: 10_000}, false},
+	{"loss windows", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, loss: true}, false},
+	{"late pids, file", genStyle{systemWide: true, switches: true}, false},
+	{"late pids, stdin", genStyle{systemWide: true, switches: true}, true},
+}
+
+// genWorkloads: all variants at 64 CPUs; at 256 CPUs those named in big
+// (CPU-wide ones: the point of many CPUs), a few for time.
+var genWorkloads = []struct {
+	name string
+	make func(cpus int, seed uint64) genConfig
+	big  []string
+}{
+	{"lock", genLockContention, []string{"all, CPU-wide", "skew ±10µs", "loss windows"}},
+	{"pool", genIdlePool, nil},
+	{"build", genShortProcs, nil},
+	{"migrate", genMigrations, []string{"all, CPU-wide", "skew ±10µs"}},
+}
+
+// TestGeneratorMeasure prints wallfold's errors against the truth for each
+// workload and recording style, one subtest per workload and CPU count. It
+// asserts only what holds today: with every record present, shares within
+// 0.5 points, wall within 1 % and conservation; the other rows are issue
+// 13's to fix.
+func TestGeneratorMeasure(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s %4s %-20s %9s %9s %7s %7s %8s %9s %8s\n",
+		"workload", "cpus", "variant", "truth s", "wallfold", "wall%", "share", "proc%", "cons bad", "worst%")
+	for _, w := range genWorkloads {
+		t.Run(w.name+"/64", func(t *testing.T) { genMeasure(t, &b, w.name, w.make, 64, nil) })
+		if w.big != nil {
+			t.Run(w.name+"/256", func(t *testing.T) { genMeasure(t, &b, w.name, w.make, 256, w.big) })
+		}
+	}
+	t.Logf("wallfold --weight=wall against the simulation's truth (wall%%: total error; share: max error of a function's share of wall, points; "+
+		"proc%%: max error of a process's wall, processes with ≥ 10 ms; cons bad: groups over their time on CPU (genConserved); worst%%: max wall / time on CPU − 1)\n%s", b.String())
+}
+
+// genMeasure writes the rows of one workload at cpus CPUs, of the
+// variants named in only (all if nil), and asserts the every-record ones.
+func genMeasure(t *testing.T, b *strings.Builder, name string, mk func(int, uint64) genConfig, cpus int, only []string) {
+	start := time.Now()
+	sim := genSimulate(mk(cpus, 13))
+	truths := map[string]genTruth{}
+	for i, v := range genVariants {
+		if only != nil && !slices.Contains(only, v.name) {
+			continue
+		}
+		st := v.style
+		st.seed = 5
+		tr, ok := truths[st.scope()]
+		if !ok {
+			tr = sim.truth(st.scope())
+			truths[st.scope()] = tr
+		}
+		c := genCompareTo(tr, genRun(t, sim.genWrite(st), st, v.stdin))
+		fmt.Fprintf(b, "%-8s %4d %-20s %9.4f %9.4f %+7.2f %7.2f %8.1f %4d/%-4d %8.1f\n",
+			name, cpus, v.name, c.truthWall, c.wall, c.wallErr, c.shareErr, c.procErr, c.consBad, c.groups, c.consWorst)
+		if i > 1 { // only the variants with every record are asserted
+			continue
+		}
+		if math.Abs(c.wallErr) > 1 || c.shareErr > 0.5 {
+			t.Errorf("%s: wall %+.2f %%, shares %.2f points off with every record", v.name, c.wallErr, c.shareErr)
+		}
+		if c.consBad > 0 {
+			t.Errorf("%s: %d of %d groups over their time on CPU (worst %+.1f %%)", v.name, c.consBad, c.groups, c.consWorst)
+		}
+	}
+	fmt.Fprintf(b, "         (%s at %d CPUs: %d threads, %d records, %v)\n", name, cpus, len(sim.threads), len(sim.recs), time.Since(start).Round(time.Millisecond))
+}
+
+// TestGeneratorSanity checks the generator itself: samples match each
+// thread's CPU time, the truth conserves wall, the text parses cleanly.
+func TestGeneratorSanity(t *testing.T) {
+	sim := genSimulate(genMigrations(64, 3))
+	var cpu, sampled int64
+	for _, th := range sim.threads {
+		var run int64
+		for _, iv := range th.intervals {
+			run += iv[1] - iv[0]
+		}
+		if run != th.cpuTime || th.cpuTime-int64(th.samples)*genPeriod < 0 || th.cpuTime-int64(th.samples)*genPeriod > genPeriod {
+			t.Errorf("tid %d: %d samples for %d ns of CPU (intervals %d ns)", th.tid, th.samples, th.cpuTime, run)
+		}
+		cpu += th.cpuTime
+		sampled += int64(th.samples) * genPeriod
+	}
+	// At most one period per thread is short of its CPU time.
+	if sampled > cpu || cpu-sampled > int64(len(sim.threads))*genPeriod {
+		t.Errorf("sampled %d ns of %d ns of CPU", sampled, cpu)
+	}
+	wl := sim.truth("workload")
+	if wl.wall > float64(wl.span) || wl.wall > float64(wl.onCPU["workload"])*1.01 {
+		t.Errorf("workload truth wall %.0f ns over span %d or time on CPU %d", wl.wall, wl.span, wl.onCPU["workload"])
+	}
+	pr := sim.truth("process")
+	for g, w := range pr.group {
+		if w > 1.01*float64(pr.onCPU[g])+float64(genPeriod*pr.nth[g]) {
+			t.Errorf("process %s truth wall %.0f ns over its time on CPU %d", g, w, pr.onCPU[g])
+		}
+	}
+	// Preemptions, waits for a CPU (a CPU handed from one thread to a
+	// waiting one) and migrations happen.
+	var preempt, handover, migrate int
+	last := map[*genThread]int{}
+	for _, r := range sim.recs {
+		if r.kind == genSwitch && r.preempt && r.th != nil {
+			preempt++
+		}
+		if r.kind == genSwitch && r.th != nil && r.in != nil {
+			handover++
+		}
+		if r.kind == genSwitch && r.in != nil {
+			if c, ok := last[r.in]; ok && c != r.cpu {
+				migrate++
+			}
+			last[r.in] = r.cpu
+		}
+	}
+	if preempt == 0 || handover == 0 || migrate < 1000 {
+		t.Errorf("%d preemptions, %d handovers, %d migrations", preempt, handover, migrate)
+	}
+	// Every sample is in the text: the CPU profile is their periods' sum.
+	out, _, _ := wallfold(t, "--weight=cpu", genFile(t, sim.genWrite(genVariants[0].style)))
+	if got := parseFolded(t, out).total; got != float64(sampled) {
+		t.Errorf("--weight=cpu total %.0f ns, samples %d ns", got, sampled)
+	}
+	for _, v := range genVariants {
+		res := genRun(t, sim.genWrite(v.style), v.style, v.stdin)
+		if strings.Contains(res.stderr, "skipped") {
+			t.Errorf("%s: %s", v.name, res.stderr)
+		}
+	}
+}
