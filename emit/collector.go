@@ -103,6 +103,7 @@ type Collector struct {
 	offDropped  int                  // off-CPU shares of an event not in ns
 	offNoEvent  int                  // off-CPU shares of a trace without profiled samples
 	offCPUOnly  int                  // off-CPU shares left out of a --weight=cpu profile
+	lostShares  int                  // threads' CPU time bridged through lost records ([lost])
 	blockStacks int                  // sched:sched_switch samples seen
 
 	window   windowState
@@ -284,6 +285,10 @@ func (c *Collector) add(w *state.Weighted) {
 			w = &rw
 		}
 	}
+	if w.State == state.Lost {
+		c.addLost(w)
+		return
+	}
 	if w.State != state.OnCPU {
 		c.addOff(w)
 		return
@@ -366,6 +371,45 @@ func (c *Collector) addOff(w *state.Weighted) {
 	}
 	if c.parRoot != nil {
 		st = c.withParFrame(st, 0)
+	}
+	c.totals.Add(st, 0, wall)
+}
+
+// addLost adds a thread's CPU time whose samples were lost, at its last
+// stack under a leaf [lost]: wall time only (no sample was in the text:
+// the CPU totals stay the text's periods).
+func (c *Collector) addLost(w *state.Weighted) {
+	if !c.timeBased || w.Par <= 0 {
+		return
+	}
+	c.lostShares++
+	wall := float64(w.Period) / w.Par
+	if c.offLeaf == nil {
+		c.offLeaf = make(map[[2]uint32]uint32)
+	}
+	if c.prof != nil {
+		r := c.refs[w.Ref]
+		k := [2]uint32{r[0], uint32(w.State)}
+		st, ok := c.offLeaf[k]
+		if !ok {
+			st = c.prof.WithLeaf(r[0], "[lost]")
+			c.offLeaf[k] = st
+		}
+		c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, "lost", wall)
+		return
+	}
+	if c.o.Weight == CPU {
+		return
+	}
+	ref := uint32(w.Ref)
+	k := [2]uint32{ref, uint32(w.State)}
+	st, ok := c.offLeaf[k]
+	if !ok {
+		st = c.stacks.Append(ref, c.stacks.InternName([]byte("[lost]")))
+		c.offLeaf[k] = st
+	}
+	if c.parRoot != nil {
+		st = c.withParFrame(st, w.Parallelism)
 	}
 	c.totals.Add(st, 0, wall)
 }

@@ -86,6 +86,10 @@ const (
 	// Runnable is off-CPU time of a thread that wanted a CPU (switched out
 	// with preempt) while no thread of its group ran.
 	Runnable
+	// Lost is a thread's CPU time whose samples were lost (PERF_RECORD_LOST)
+	// while it ran through (lost.go): Period ns at Ref, with the
+	// parallelism where it resumed.
+	Lost
 )
 
 func (s State) String() string {
@@ -94,6 +98,8 @@ func (s State) String() string {
 		return "blocked"
 	case Runnable:
 		return "runnable"
+	case Lost:
+		return "lost"
 	}
 	return "on-cpu"
 }

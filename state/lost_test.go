@@ -75,3 +75,27 @@ func TestTrackerBridgesLostWindow(t *testing.T) {
 		})
 	}
 }
+
+// The bridged thread's own CPU time in the loss (its samples are gone) is
+// released once, as a Lost pseudo-sample at its last sample's stack.
+func TestTrackerLostTime(t *testing.T) {
+	var lost []sample
+	tr := newTracker(config{Gap: 10 * ms}, func(s sample, _ float64, _ *group) {
+		if s.Lost {
+			lost = append(lost, s)
+		}
+	})
+	for _, o := range []op{
+		wide(1*ms, 100, 101, 0, false, 0, 0),
+		smpCPU(9*ms, 100, 101, 0, 7),
+		{Event: Event{Kind: KindLost, Time: 30 * ms, CPU: 0, Lost: 100}},
+		smpCPU(31*ms, 100, 101, 0, 8),
+		smpCPU(32*ms, 100, 101, 0, 9),
+	} {
+		tr.add(&o.Event)
+	}
+	tr.flush()
+	if len(lost) != 1 || lost[0].Ref != 7 || lost[0].Period != uint64(31*ms-9*ms-10*ms/silencePeriods) {
+		t.Errorf("lost time %+v, want one of %d ns at ref 7", lost, 31*ms-9*ms-10*ms/silencePeriods)
+	}
+}

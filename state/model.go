@@ -237,8 +237,12 @@ func (m *Model) release(s sample, par float64, g *group) {
 		group = m.t.treeRoot
 		m.treeIn++
 	}
-	m.ready = append(m.ready, Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
-		Period: s.Period, Ref: s.Ref, Parallelism: int(math.Round(par)), Par: par, Group: group})
+	w := Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
+		Period: s.Period, Ref: s.Ref, Parallelism: int(math.Round(par)), Par: par, Group: group}
+	if s.Lost {
+		w.State = Lost
+	}
+	m.ready = append(m.ready, w)
 }
 
 func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {
@@ -412,7 +416,7 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid and --show-task-events to perf script", st.UnknownPID))
 	}
 	if st.LostEvents > 0 {
-		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; parallelism around them is inferred from silence", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
+		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before and after a loss ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
 	}
 	if m.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))

@@ -32,9 +32,6 @@ func (t *tracker) addSample(s sample) {
 	th := t.thread(s.PID, s.TID)
 	th.sampled = true
 	th.g.off.touch(s.Time)
-	if s.Ref != OtherEvent {
-		th.lastRef = s.Ref
-	}
 	cpu := s.CPU
 	if t.staleSampleCPU(th, s.Time, cpu) {
 		t.stats.StaleRecords++
@@ -43,12 +40,18 @@ func (t *tracker) addSample(s sample) {
 	t.onCPU(th, cpu, s.Time)
 	// The sample is a sign of life: it closes the gap before it, counts
 	// its own thread, and opens a gap covering what follows.
-	t.closeGap(th, s.Time)
+	t.ownSign = true
+	t.closeGap(th, s.Time) // time lost before it goes to the stack before it
+	t.ownSign = false
+	if s.Ref != OtherEvent {
+		th.lastRef = s.Ref
+	}
 	g := th.g
 	g.q = append(g.q, pending{s: s, diff: g.tail})
 	g.tail = 0
 	g.seq++
 	t.start(th, s.Time)
+	th.segBySample = true
 	t.drain(g)
 }
 

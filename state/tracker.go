@@ -76,6 +76,7 @@ type sample struct {
 	CPU    int // -1 if unknown
 	Period uint64
 	Ref    int
+	Lost   bool // a thread's CPU time whose samples were lost (lost.go)
 }
 
 // config sets up a tracker.
@@ -124,17 +125,18 @@ type Stats struct {
 }
 
 type thread struct {
-	tid, pid  int
-	g         *group
-	running   bool // per the last record: on a CPU
-	cpu       int  // CPU it runs on, when known
-	segOpen   bool // an undecided running gap starts at segStart
-	segGen    uint32
-	segSeq    uint64 // first sample seq the gap covers
-	segTime   int64  // the sign that opened the gap
-	committed bool   // records-only mode: +1 already added at segSeq
-	splitOff  bool   // the split has taken the open gap as silent
-	sampled   bool   // has samples (for Stats.UnknownPID)
+	tid, pid    int
+	g           *group
+	running     bool // per the last record: on a CPU
+	cpu         int  // CPU it runs on, when known
+	segOpen     bool // an undecided running gap starts at segStart
+	segGen      uint32
+	segSeq      uint64 // first sample seq the gap covers
+	segTime     int64  // the sign that opened the gap
+	committed   bool   // records-only mode: +1 already added at segSeq
+	splitOff    bool   // the split has taken the open gap as silent
+	segBySample bool   // the open gap's sign is a sample (not an IN)
+	sampled     bool   // has samples (for Stats.UnknownPID)
 	// Clock skew between CPUs (skew.go): the last switch record was an
 	// IN, at inAt; an IN while already in, at doubleIn.
 	swIn           bool
@@ -191,6 +193,7 @@ type tracker struct {
 	esplit  int           // exp[esplit:]: gaps the split has not heard are silent
 	dead    []deadThread  // exited threads, to forget later
 	lostAt  map[int]int64 // CPU (-1: not printed) -> its latest LOST record
+	ownSign bool          // the sign being taken is the thread's own sample (lost.go)
 
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
@@ -564,8 +567,12 @@ func (t *tracker) closeGap(th *thread, now int64) {
 	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
 		t.splitSilent(th) // the split takes it as off since its last sign
 	}
-	if t.cfg.Gap > 0 && now-th.segTime > limit && !t.rateMode() && t.lostBetween(th, th.segTime, now) {
+	if t.cfg.Gap > 0 && now-th.segTime > limit && !t.rateMode() && t.ranThroughLoss(th, th.segTime, now) {
 		t.stats.Bridged++ // its records were lost, not its CPU
+		g.addAt(th.segSeq, w)
+		g.addAt(g.seq, -w)
+		t.lostTime(th, th.segTime, now)
+		return
 	} else if t.cfg.Gap > 0 && now-th.segTime > limit {
 		t.stats.SilentStops++
 		return // silent too long: not running in between
@@ -595,7 +602,7 @@ func (t *tracker) splitSilent(th *thread) {
 
 // start opens a running gap at time now, covering later samples.
 func (t *tracker) start(th *thread, now int64) {
-	th.splitOff = false
+	th.splitOff, th.segBySample = false, false
 	t.runOn(th, now)
 	th.running = true
 	g := th.g
