@@ -13,7 +13,7 @@ func (t *tracker) addSample(s sample) {
 		// Idle (swapper): no thread of any workload; wall weight 0. The
 		// CPU it idles on runs nothing else.
 		if s.CPU >= 0 {
-			if cur := t.cpuCur[s.CPU]; cur != nil && cur.running && cur.cpu == s.CPU {
+			if cur := t.cpuCur[s.CPU]; cur != nil && cur.running && cur.cpu == s.CPU && !t.rateMode() {
 				t.stop(cur, s.Time, offBlocked)
 				t.drain(cur.g)
 			}

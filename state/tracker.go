@@ -624,7 +624,7 @@ func (t *tracker) onCPU(th *thread, cpu int, now int64) {
 	if cpu < 0 {
 		return
 	}
-	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu {
+	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu && !t.rateMode() {
 		t.stats.ImplicitOuts++
 		t.stop(cur, now, offBlocked)
 		t.drain(cur.g)
