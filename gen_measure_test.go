@@ -116,6 +116,25 @@ var genVariants = []struct {
 	{"late pids, stdin", genStyle{systemWide: true, switches: true}, true},
 }
 
+// genLimit is what a variant must meet against the truth (issue 13's
+// targets, where they hold today): wall error in %, share error in
+// points (0: not asserted), and conservation.
+type genLimit struct {
+	wall, share float64
+	conserved   bool
+}
+
+// genLimits: the variants with records missing or late that are asserted.
+// Not yet: shares under loss windows (1.9 points on the pool, 2.0 on lock
+// at 256 CPUs, for a target of 1.5), skew's conservation on short
+// processes (6 of 1,725), and pids named late.
+var genLimits = map[string]genLimit{
+	"no switch, per-task": {wall: 10, share: 2, conserved: true},
+	"no switch, CPU-wide": {wall: 10, share: 2, conserved: true},
+	"skew ±10µs":          {wall: 1},
+	"loss windows":        {wall: 4, conserved: true},
+}
+
 // genWorkloads: all variants at 64 CPUs; at 256 CPUs those named in big
 // (CPU-wide ones: the point of many CPUs), a few for time.
 var genWorkloads = []struct {
@@ -131,9 +150,9 @@ var genWorkloads = []struct {
 
 // TestGeneratorMeasure prints wallfold's errors against the truth for each
 // workload and recording style, one subtest per workload and CPU count. It
-// asserts only what holds today: with every record present, shares within
-// 0.5 points, wall within 1 % and conservation; the other rows are issue
-// 13's to fix.
+// asserts, with every record present, shares within 0.5 points, wall
+// within 1 % and conservation, and for the variants in genLimits their
+// limits.
 func TestGeneratorMeasure(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-8s %4s %-20s %9s %9s %7s %7s %8s %9s %8s\n",
@@ -168,13 +187,17 @@ func genMeasure(t *testing.T, b *strings.Builder, name string, mk func(int, uint
 		c := genCompareTo(tr, genRun(t, sim.genWrite(st), st, v.stdin))
 		fmt.Fprintf(b, "%-8s %4d %-20s %9.4f %9.4f %+7.2f %7.2f %8.1f %4d/%-4d %8.1f\n",
 			name, cpus, v.name, c.truthWall, c.wall, c.wallErr, c.shareErr, c.procErr, c.consBad, c.groups, c.consWorst)
-		if i > 1 { // only the variants with every record are asserted
+		lim, ok := genLimits[v.name]
+		if i <= 1 {
+			lim, ok = genLimit{wall: 1, share: 0.5, conserved: true}, true
+		}
+		if !ok {
 			continue
 		}
-		if math.Abs(c.wallErr) > 1 || c.shareErr > 0.5 {
-			t.Errorf("%s: wall %+.2f %%, shares %.2f points off with every record", v.name, c.wallErr, c.shareErr)
+		if math.Abs(c.wallErr) > lim.wall || (lim.share > 0 && c.shareErr > lim.share) {
+			t.Errorf("%s: wall %+.2f %% (limit %.0f %%), shares %.2f points off (limit %.1f)", v.name, c.wallErr, lim.wall, c.shareErr, lim.share)
 		}
-		if c.consBad > 0 {
+		if lim.conserved && c.consBad > 0 {
 			t.Errorf("%s: %d of %d groups over their time on CPU (worst %+.1f %%)", v.name, c.consBad, c.groups, c.consWorst)
 		}
 	}
