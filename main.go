@@ -188,7 +188,16 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	} else {
 		mo.TreeComm = c.Tree
 	}
+	if in.stdin {
+		mo.Lookahead = pipeLookahead
+	}
 	model := state.NewModel(mo)
+	if !in.stdin && c.Scope != state.Workload {
+		// A file can be read twice: learn every thread's process first.
+		if err := seedTasks(c.Input, model); err != nil {
+			return &exitError{2, err.Error()}
+		}
+	}
 	out := emit.NewCollector(opts, model)
 
 	// On stdin, parse on this goroutine: the second CPU belongs to perf
@@ -248,6 +257,24 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return out.WriteFolded(w)
 	})
+}
+
+// pipeLookahead is how far ahead (trace time) the model looks on a pipe
+// for a record that names a thread's process: perf names some threads of
+// a system-wide trace without task events only in a CPU-wide switch
+// record up to some 0.7 s after their first records; the window holds at
+// most 2^18 events (some tens of MB) whatever its length.
+const pipeLookahead = 1e9
+
+// seedTasks reads the file at path once for its threads' processes and
+// parents (parse.ScanTaskIDs) and tells the model.
+func seedTasks(path string, model *state.Model) error {
+	in, err := openInput(path, nil)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return parse.ScanTaskIDs(in.r, func(id parse.TaskID) { model.Seed(id.PID, id.TID, id.ParentPID) })
 }
 
 // splitName is the file of --split window win: wall.pb.gz gives

@@ -41,6 +41,7 @@ type Model struct {
 	clockSeen bool
 
 	splitWindow func(first int64) (lo, hi int64)
+	lookahead   int64
 	treeComm    []byte // tree scope: the root's command, until found
 	treeName    string // tree scope: the root as the user named it
 	treeIn      int    // tree scope: samples released in the tree
@@ -63,6 +64,11 @@ type Options struct {
 	// SplitWindow, if set, is asked at the trace's first record for the
 	// part of the trace the splits count (a time window of the output).
 	SplitWindow func(first int64) (lo, hi int64)
+	// Lookahead is how far (trace time, ns) events wait in process and
+	// tree scope for a later record to name a thread's process (0: 100
+	// ms). A pipe, which cannot be read twice, wants more (see Seed); the
+	// window holds at most lookaheadMax events whatever its length.
+	Lookahead int64
 }
 
 // lookaheadNs is how far (in trace time) events wait in process scope so
@@ -109,6 +115,10 @@ func NewModel(o Options) *Model {
 	}
 	m.t.keepSplits = o.Splits
 	m.splitWindow = o.SplitWindow
+	m.lookahead = o.Lookahead
+	if m.lookahead <= 0 {
+		m.lookahead = lookaheadNs
+	}
 	if scope == Tree {
 		if o.TreePID > 0 {
 			m.t.setTreeRoot(o.TreePID)
@@ -336,10 +346,10 @@ func (m *Model) push(e *Event) {
 	for m.ring.len() > 0 {
 		h := m.ring.peek()
 		if m.ring.len() < lookaheadMax {
-			if m.scopePending && (!m.haveTime || e.Time-m.first < lookaheadNs) {
+			if m.scopePending && (!m.haveTime || e.Time-m.first < min(lookaheadNs, m.lookahead)) {
 				break // perf's synthesized records at time 0 do not count
 			}
-			if !m.scopePending && m.ahead && e.Time-h.Time < lookaheadNs {
+			if !m.scopePending && m.ahead && e.Time-h.Time < m.lookahead {
 				break
 			}
 		}
@@ -394,6 +404,24 @@ func (m *Model) findRoot(e *Event) {
 	m.treeComm = nil
 }
 
+// Seed tells the model, before the trace, what a first pass over it found
+// (parse.ScanTaskIDs): thread tid is in process pid (ppid < 0), or
+// process pid was forked by ppid (tid < 0). The first fact about a tid or
+// a pid wins: later ones (a reused tid) are learnt in their place in the
+// trace.
+func (m *Model) Seed(pid, tid, ppid int) {
+	switch {
+	case tid > 0 && pid >= 0:
+		if _, ok := m.t.pidOf[tid]; !ok {
+			m.t.pidOf[tid] = pid
+		}
+	case tid < 0 && pid > 0 && ppid >= 0:
+		if _, ok := m.t.parent[pid]; !ok {
+			m.t.noteParent(pid, ppid)
+		}
+	}
+}
+
 // Warnings says what the trace lacks for exact answers, one line each,
 // with what to record; call it after Close.
 func (m *Model) Warnings() []string {
@@ -403,6 +431,9 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, "no PERF_RECORD_SWITCH records: parallelism is only estimated from sample density; record with `perf record --switch-events` and convert with `perf script --show-switch-events`")
 	} else if m.profiled > 0 && st.TaskEvents == 0 && m.clock {
 		ws = append(ws, "no task events (PERF_RECORD_EXIT/FORK/COMM): thread exits were inferred from silence; add --show-task-events to perf script for exact ends")
+	}
+	if (m.scope == Process || m.scope == Tree) && st.LateNamed > 0 {
+		ws = append(ws, fmt.Sprintf("%d thread(s) were named to their process only after their first records counted, up to %.2f s late: until then each counted as a process of its own; wallfold reads a file's pids first (give it the file rather than a pipe), or add -F +pid to perf script", st.LateNamed, float64(st.LateBy)/1e9))
 	}
 	if m.scope == Process && st.UnknownPID > 0 {
 		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid to perf script", st.UnknownPID))

@@ -121,7 +121,12 @@ type Stats struct {
 	Samples         int
 	Threads         int
 	UnknownPID      int // sampled threads whose process was never learnt
-	Groups          int
+	// LateNamed counts sampled threads whose process was learnt only after
+	// their first records counted (as a process of their own); the latest
+	// by LateBy ns.
+	LateNamed int
+	LateBy    int64
+	Groups    int
 }
 
 type thread struct {
@@ -137,6 +142,10 @@ type thread struct {
 	splitOff    bool   // the split has taken the open gap as silent
 	segBySample bool   // the open gap's sign is a sample (not an IN)
 	sampled     bool   // has samples (for Stats.UnknownPID)
+	// pidGuessed: its process was unknown when it was first seen (at
+	// firstAt), so it is its own for now.
+	pidGuessed bool
+	firstAt    int64
 	// Clock skew between CPUs (skew.go): the last switch record was an
 	// IN, at inAt; an IN while already in, at doubleIn.
 	swIn           bool
@@ -347,6 +356,12 @@ func (t *tracker) learn(pid, tid int) {
 	}
 	t.pidOf[tid] = pid
 	if th := t.threads[tid]; th != nil && th.pid != pid {
+		if th.pidGuessed && th.sampled {
+			// Its samples so far counted as a process of its own.
+			t.stats.LateNamed++
+			t.stats.LateBy = max(t.stats.LateBy, t.now-th.firstAt)
+		}
+		th.pidGuessed = false
 		t.move(th, pid)
 	}
 }
@@ -380,14 +395,15 @@ func (t *tracker) thread(pid, tid int) *thread {
 	if th != nil {
 		return th
 	}
+	guessed := false
 	if pid < 0 {
 		if p, ok := t.pidOf[tid]; ok {
 			pid = p
 		} else {
-			pid = tid // a tid with no known pid is its own process
+			pid, guessed = tid, true // a tid with no known pid is its own process
 		}
 	}
-	th = &thread{tid: tid, pid: pid, cpu: -1,
+	th = &thread{tid: tid, pid: pid, cpu: -1, pidGuessed: guessed, firstAt: t.now,
 		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}
 	th.g = t.group(pid)
 	th.g.threads++
