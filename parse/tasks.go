@@ -18,11 +18,18 @@ type TaskID struct {
 // next/prev pid/tid), for a first pass over a file: perf often names a
 // thread's process only in a later record, and a model that knows it from
 // the start counts the thread's first records in the right process. It
-// reads headers only (stack lines, which start with a tab, are skipped
-// unparsed) and calls fn for each fact, in input order.
+// reads side-band lines only (samples carry nothing a later record would
+// not, and stack lines are skipped unparsed) and calls fn for each fact,
+// in input order.
+//
+// It stops at the first sample when the trace needs no such pass: its
+// lines name their process (a pid column), or it is per-task (no CPU
+// column: its threads' processes come from FORK records, which precede
+// them, or from nothing).
 func ScanTaskIDs(r io.Reader, fn func(TaskID)) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	var rec Record
+	sampleSeen := false
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -33,7 +40,17 @@ func ScanTaskIDs(r io.Reader, fn func(TaskID)) error {
 			continue
 		}
 		if len(line) > 0 && line[0] != '\t' && line[0] != '#' {
-			scanTaskLine(bytes.TrimRight(line, "\r\n"), &rec, fn)
+			line = bytes.TrimRight(line, "\r\n")
+			if bytes.Contains(line, []byte("PERF_RECORD_")) {
+				scanTaskLine(line, &rec, fn)
+			} else if !sampleSeen {
+				if h, ok := parseHeader(line); ok && h.sideband == nil {
+					sampleSeen = true
+					if h.pid >= 0 || h.cpu < 0 {
+						return nil
+					}
+				}
+			}
 		}
 		if err == io.EOF {
 			return nil
