@@ -39,6 +39,9 @@ func genRun(t *testing.T, text []byte, st genStyle, stdin bool) genResult {
 	res := genResult{byFn: map[string]float64{}, byProc: map[string]float64{}, stderr: errs.String()}
 	for stack, n := range parseFolded(t, out.String()).lines {
 		fr := strings.Split(stack, ";")
+		if len(fr) > 2 && fr[len(fr)-1] == "[lost]" {
+			fr = fr[:len(fr)-1] // time whose samples were lost, in the function it ran
+		}
 		res.wall += float64(n)
 		res.byFn[fr[len(fr)-1]] += float64(n)
 		res.byProc[fr[0]] += float64(n)
