@@ -103,7 +103,6 @@ type Collector struct {
 	offDropped  int                  // off-CPU shares of an event not in ns
 	offNoEvent  int                  // off-CPU shares of a trace without profiled samples
 	offCPUOnly  int                  // off-CPU shares left out of a --weight=cpu profile
-	lostShares  int                  // threads' CPU time bridged through lost records ([lost])
 	blockStacks int                  // sched:sched_switch samples seen
 
 	window   windowState
@@ -331,21 +330,11 @@ func (c *Collector) addOff(w *state.Weighted) {
 		c.offCPUOnly++ // no CPU time: lines of weight 0
 		return
 	}
-	leaf := "[" + w.State.String() + "]"
 	wall := float64(w.OffCPU)
-	if c.offLeaf == nil {
-		c.offLeaf = make(map[[2]uint32]uint32)
-	}
+	st, comm := c.leafStack(w)
 	if c.prof != nil {
-		r := c.refs[w.Ref]
-		k := [2]uint32{r[0], uint32(w.State)}
-		st, ok := c.offLeaf[k]
-		if !ok {
-			st = c.prof.WithLeaf(r[0], leaf)
-			c.offLeaf[k] = st
-		}
 		if c.o.Split <= 0 || w.OffEnd <= w.Time {
-			c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, w.State.String(), wall)
+			c.prof.AddOff(c.splitWindow(w.Time), st, comm, w.PID, w.TID, w.State.String(), wall)
 			return
 		}
 		// Spread over the --split windows it overlaps.
@@ -354,20 +343,13 @@ func (c *Collector) addOff(w *state.Weighted) {
 			lo := first + int64(win)*int64(c.o.Split)
 			hi := lo + int64(c.o.Split)
 			if part := spread(w.Time, w.OffEnd, wall, lo, hi); part > 0 {
-				c.prof.AddOff(win, st, r[1], w.PID, w.TID, w.State.String(), part)
+				c.prof.AddOff(win, st, comm, w.PID, w.TID, w.State.String(), part)
 			}
 			if hi >= w.OffEnd {
 				break
 			}
 		}
 		return
-	}
-	ref := uint32(w.Ref)
-	k := [2]uint32{ref, uint32(w.State)}
-	st, ok := c.offLeaf[k]
-	if !ok {
-		st = c.stacks.Append(ref, c.stacks.InternName([]byte(leaf)))
-		c.offLeaf[k] = st
 	}
 	if c.parRoot != nil {
 		st = c.withParFrame(st, 0)
@@ -379,39 +361,46 @@ func (c *Collector) addOff(w *state.Weighted) {
 // stack under a leaf [lost]: wall time only (no sample was in the text:
 // the CPU totals stay the text's periods).
 func (c *Collector) addLost(w *state.Weighted) {
-	if !c.timeBased || w.Par <= 0 {
+	if !c.timeBased || w.Par <= 0 || (c.stacks != nil && c.o.Weight == CPU) {
 		return
 	}
-	c.lostShares++
 	wall := float64(w.Period) / w.Par
-	if c.offLeaf == nil {
-		c.offLeaf = make(map[[2]uint32]uint32)
-	}
+	st, comm := c.leafStack(w)
 	if c.prof != nil {
-		r := c.refs[w.Ref]
-		k := [2]uint32{r[0], uint32(w.State)}
-		st, ok := c.offLeaf[k]
-		if !ok {
-			st = c.prof.WithLeaf(r[0], "[lost]")
-			c.offLeaf[k] = st
-		}
-		c.prof.AddOff(c.splitWindow(w.Time), st, r[1], w.PID, w.TID, "lost", wall)
+		c.prof.AddOff(c.splitWindow(w.Time), st, comm, w.PID, w.TID, w.State.String(), wall)
 		return
-	}
-	if c.o.Weight == CPU {
-		return
-	}
-	ref := uint32(w.Ref)
-	k := [2]uint32{ref, uint32(w.State)}
-	st, ok := c.offLeaf[k]
-	if !ok {
-		st = c.stacks.Append(ref, c.stacks.InternName([]byte("[lost]")))
-		c.offLeaf[k] = st
 	}
 	if c.parRoot != nil {
 		st = c.withParFrame(st, w.Parallelism)
 	}
 	c.totals.Add(st, 0, wall)
+}
+
+// leafStack returns the stack of w's Ref with a leaf frame that names its
+// state ([blocked], [runnable], [lost]), in the profile or the folded
+// stacks, and (pprof) its comm.
+func (c *Collector) leafStack(w *state.Weighted) (stack, comm uint32) {
+	if c.offLeaf == nil {
+		c.offLeaf = make(map[[2]uint32]uint32)
+	}
+	ref := uint32(w.Ref)
+	if c.prof != nil {
+		r := c.refs[w.Ref]
+		ref, comm = r[0], r[1]
+	}
+	k := [2]uint32{ref, uint32(w.State)}
+	if st, ok := c.offLeaf[k]; ok {
+		return st, comm
+	}
+	leaf := "[" + w.State.String() + "]"
+	var st uint32
+	if c.prof != nil {
+		st = c.prof.WithLeaf(ref, leaf)
+	} else {
+		st = c.stacks.Append(ref, c.stacks.InternName([]byte(leaf)))
+	}
+	c.offLeaf[k] = st
+	return st, comm
 }
 
 // Close adds the samples that waited for the trace's end (a window in
