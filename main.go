@@ -188,11 +188,16 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	} else {
 		mo.TreeComm = c.Tree
 	}
-	if in.stdin {
-		mo.Lookahead = pipeLookahead
+	regular := false
+	if !in.stdin {
+		st, err := os.Stat(c.Input)
+		regular = err == nil && st.Mode().IsRegular()
+	}
+	if !regular {
+		mo.Lookahead = pipeLookahead // a pipe (or a FIFO, <(...)) is read once
 	}
 	model := state.NewModel(mo)
-	if !in.stdin && c.Scope != state.Workload {
+	if regular && c.Scope != state.Workload {
 		// A file can be read twice: learn every thread's process first.
 		if err := seedTasks(c.Input, model); err != nil {
 			return &exitError{2, err.Error()}

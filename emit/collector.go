@@ -260,7 +260,7 @@ func (c *Collector) add(w *state.Weighted) {
 			c.window.lo, c.window.hi = c.o.Filter.Time.bounds(first, c.o.Filter.End)
 			c.window.set = true
 		}
-		if w.State != state.OnCPU {
+		if w.State != state.OnCPU && w.State != state.Lost {
 			// A share of off-CPU time: the part in the window.
 			ns := spread(w.Time, w.OffEnd, float64(w.OffCPU), c.window.lo, c.window.hi)
 			if ns <= 0 {

@@ -41,7 +41,7 @@ func (t *tracker) ranThroughLoss(th *thread, from, now int64) bool {
 	if t.lostAt == nil || !t.ownSign || !th.segBySample {
 		return false
 	}
-	for _, cpu := range [...]int{th.cpu, -1} {
+	for _, cpu := range [...]int{t.signCPU, -1} {
 		if at, ok := t.lostAt[cpu]; ok && at > from && at <= now && now-at <= t.cfg.Gap {
 			return true
 		}

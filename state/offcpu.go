@@ -175,22 +175,31 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 // exitTail notes a record at at of a thread after its EXIT: in CPU-wide
 // traces the task keeps its CPU a while (tearing down its memory), is
 // sampled and switched out at last. It ran from its EXIT (or its last
-// such record) to at: on CPU for the split, never in the off set. Time
-// that others' shares took meanwhile stays theirs.
+// such record) to at: on CPU for the split, never in the off set.
 func (t *tracker) exitTail(th *thread, at int64) {
-	a := &th.g.off
 	if at <= th.exitAt {
 		return
 	}
 	prev := th.exitAt
 	th.exitAt = at
+	t.ranThrough(th, prev, at)
+}
+
+// ranThrough notes that th, off CPU for the split since prev (and in no
+// off set), in fact ran until at: an exit's tail, or a loss of its records
+// (lost.go). Its CPU time counts, and the group's idle stretch since prev
+// becomes on CPU: it is taken back from the idle accounting as far back
+// as the off set has not changed (the integral holds no more). Time that
+// others' shares took before that stays theirs.
+func (t *tracker) ranThrough(th *thread, prev, at int64) {
+	a := &th.g.off
+	if at <= prev {
+		return
+	}
 	a.split.CPU += a.in(prev, at)
 	if a.running > 0 {
 		return // the group was on CPU anyway
 	}
-	// The idle stretch since prev was the group's on CPU time: take it
-	// back from the idle accounting, as far back as the off set has not
-	// changed (the integral holds no more).
 	lo := max(prev, a.idleSince, a.setAt)
 	a.update(at)
 	if lo >= at {

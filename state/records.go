@@ -32,6 +32,7 @@ func (t *tracker) addSample(s sample) {
 	th := t.thread(s.PID, s.TID)
 	th.sampled = true
 	th.g.off.touch(s.Time)
+	t.signCPU = th.cpu // where it was: where its records may have been lost
 	cpu := s.CPU
 	if t.staleSampleCPU(th, s.Time, cpu) {
 		t.stats.StaleRecords++

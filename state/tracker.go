@@ -169,7 +169,7 @@ type openSeg struct {
 
 type pending struct {
 	s    sample
-	diff float64
+	diff int64 // in units of 1/parOne of a thread
 }
 
 type group struct {
@@ -179,8 +179,8 @@ type group struct {
 	base    uint64 // seq of q[head]
 	q       []pending
 	head    int
-	tail    float64 // diff for seq == g.seq (not yet enqueued)
-	acc     float64
+	tail    int64 // diff for seq == g.seq (not yet enqueued)
+	acc     int64
 	open    []openSeg
 	ohead   int
 	off     offAcct
@@ -203,6 +203,7 @@ type tracker struct {
 	dead    []deadThread  // exited threads, to forget later
 	lostAt  map[int]int64 // CPU (-1: not printed) -> its latest LOST record
 	ownSign bool          // the sign being taken is the thread's own sample (lost.go)
+	signCPU int           // and the CPU its thread was on before it
 
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
@@ -535,7 +536,13 @@ func (t *tracker) compactOpen(g *group) {
 }
 
 // addAt adds d to the diff of sample seq s in g.
-func (g *group) addAt(s uint64, d float64) {
+// parOne is one thread in the difference array: fixed point, so that a
+// gap's +w and -w cancel exactly (in float64 a rate estimate's fractions
+// left 1e-16 behind, and integer counts with switch records were no
+// longer exact).
+const parOne = 1 << 32
+
+func (g *group) addAt(s uint64, d int64) {
 	if s >= g.seq {
 		g.tail += d
 		return
@@ -545,7 +552,7 @@ func (g *group) addAt(s uint64, d float64) {
 
 // commit adds the running thread's +1 from its gap start on, for good.
 func (t *tracker) commit(th *thread) {
-	th.g.addAt(th.segSeq, 1)
+	th.g.addAt(th.segSeq, parOne)
 	th.segOpen = false
 	th.committed = true
 }
@@ -564,7 +571,7 @@ func (t *tracker) stop(th *thread, now int64, how offHow) {
 func (t *tracker) closeGap(th *thread, now int64) {
 	g := th.g
 	if th.committed {
-		g.addAt(g.seq, -1)
+		g.addAt(g.seq, -parOne)
 		th.committed = false
 		return
 	}
@@ -572,13 +579,13 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		return
 	}
 	th.segOpen = false
-	limit, w := t.cfg.Gap, 1.0
+	limit, w := t.cfg.Gap, int64(parOne)
 	if t.rateMode() {
 		// No switch records: a thread sampled every period of its CPU
 		// time ran P of the gap between two of its samples, on average:
 		// it counts P/gap (at most 1) throughout.
 		limit = t.rateLimit()
-		w = min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1)))
+		w = int64(parOne * min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1))))
 	}
 	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
 		t.splitSilent(th) // the split takes it as off since its last sign
@@ -587,6 +594,11 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		t.stats.Bridged++ // its records were lost, not its CPU
 		g.addAt(th.segSeq, w)
 		g.addAt(g.seq, -w)
+		if th.splitOff {
+			// The split took it as off since its last sign: it ran.
+			t.ranThrough(th, th.segTime, now)
+			th.splitOff = false
+		}
 		t.lostTime(th, th.segTime, now)
 		return
 	} else if t.cfg.Gap > 0 && now-th.segTime > limit {
@@ -670,7 +682,7 @@ func (t *tracker) drain(g *group) {
 		}
 		p := &g.q[g.head]
 		g.acc += p.diff
-		par := g.acc + 1
+		par := float64(g.acc)/parOne + 1
 		s := p.s
 		g.head++
 		g.base++
