@@ -59,14 +59,14 @@ average parallelism, a histogram, the serial hot spots.`
 type CLI struct {
 	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
 	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  emit.Format `short:"f" enum:"folded,pprof,summary" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types) or summary (the parallelism story as text)."`
+	Format  emit.Format `short:"f" enum:"folded,pprof,summary,top" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text) or top (functions by wall time beside CPU time, total and self, as perf report --latency shows them)."`
 	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
 	Event   string      `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
 	OffCPU  bool        `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
 	Tree    string      `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
-	Top     int         `default:"4" help:"Summary: show this many groups in full (largest wall first)."`
+	Top     int         `placeholder:"N" help:"Summary: show this many groups in full (default 4); -f top: this many rows (default 25)."`
 
 	Labels emit.Labels   `default:"comm,parallelism,state" placeholder:"LIST" help:"pprof: the samples' string labels, from comm, parallelism, state, pid, tid (or none). Each distinct set is a series in Pyroscope: pid and tid multiply them."`
 	Start  emit.UnixTime `placeholder:"TIME" help:"pprof: the Unix time of the trace's first record, RFC 3339 or Unix seconds (default: perf's header, from perf script --header; else now minus the span)."`
@@ -259,6 +259,8 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			return out.WritePprof(w, comments)
 		case emit.Summary:
 			return out.WriteSummary(w, isTerminal(w), warnings)
+		case emit.Top:
+			return out.WriteTop(w, c.Top)
 		}
 		return out.WriteFolded(w)
 	})

@@ -24,6 +24,8 @@ const (
 	Pprof
 	// Summary is the parallelism story as text.
 	Summary
+	// Top is a table of functions by wall time, beside CPU time.
+	Top
 )
 
 // Options say what a Collector gathers.
@@ -459,6 +461,12 @@ func (c *Collector) Warnings() []string {
 	}
 	sort.Strings(names)
 	return append(ws, fmt.Sprintf("using event %s; skipped other events: %s (choose with --event)", c.event, strings.Join(names, ", ")))
+}
+
+// WriteTop writes the table of functions (the Top format), n rows (0: a
+// screenful).
+func (c *Collector) WriteTop(w io.Writer, n int) error {
+	return WriteTop(w, c.stacks, &c.totals, n, c.timeBased || !c.eventSeen, string(c.event))
 }
 
 // WriteFolded writes the folded stacks (the Folded format).

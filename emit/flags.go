@@ -16,8 +16,10 @@ func (f *Format) UnmarshalText(b []byte) error {
 		*f = Pprof
 	case "summary":
 		*f = Summary
+	case "top":
+		*f = Top
 	default:
-		return fmt.Errorf("format %q: want folded, pprof or summary", b)
+		return fmt.Errorf("format %q: want folded, pprof, summary or top", b)
 	}
 	return nil
 }
@@ -35,7 +37,7 @@ func (w *Weight) UnmarshalText(b []byte) error {
 	return nil
 }
 
-var formatNames = [...]string{"folded", "pprof", "summary"}
+var formatNames = [...]string{"folded", "pprof", "summary", "top"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
