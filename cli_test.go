@@ -52,7 +52,7 @@ func TestHostileInputs(t *testing.T) {
 		{"tid reappears after exit", goodSample + "phases  5756   273.2: PERF_RECORD_EXIT(5756:5756):(1:1)\n" + strings.Replace(goodSample, "273.126215", "273.5", 1),
 			[]string{"--weight=cpu"}, 0, nil, "phases;serial_phase;spin_for 2002002\n", ""},
 		{"bad flag", "", []string{"--no-such-flag"}, 2, []string{"unknown flag", "--help"}, "", ""},
-		{"bad enum", "", []string{"-f", "svg"}, 2, []string{"folded"}, "", ""},
+		{"bad enum", "", []string{"-f", "xml"}, 2, []string{"folded"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

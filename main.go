@@ -59,7 +59,7 @@ average parallelism, a histogram, the serial hot spots.`
 type CLI struct {
 	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
 	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  emit.Format `short:"f" enum:"folded,pprof,summary,top" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text) or top (functions by wall time beside CPU time, total and self, as perf report --latency shows them)."`
+	Format  emit.Format `short:"f" enum:"folded,pprof,summary,top,svg" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) or svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser)."`
 	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
@@ -261,6 +261,8 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			return out.WriteSummary(w, isTerminal(w), warnings)
 		case emit.Top:
 			return out.WriteTop(w, c.Top)
+		case emit.SVG:
+			return out.WriteSVG(w, "")
 		}
 		return out.WriteFolded(w)
 	})

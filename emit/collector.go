@@ -26,6 +26,8 @@ const (
 	Summary
 	// Top is a table of functions by wall time, beside CPU time.
 	Top
+	// SVG is a self-contained flame graph coloured by parallelism.
+	SVG
 )
 
 // Options say what a Collector gathers.
@@ -467,6 +469,12 @@ func (c *Collector) Warnings() []string {
 // screenful).
 func (c *Collector) WriteTop(w io.Writer, n int) error {
 	return WriteTop(w, c.stacks, &c.totals, n, c.timeBased || !c.eventSeen, string(c.event))
+}
+
+// WriteSVG writes the flame graph (the SVG format).
+func (c *Collector) WriteSVG(w io.Writer, title string) error {
+	return WriteSVG(w, c.stacks, &c.totals, SVGOptions{Weight: c.o.Weight,
+		TimeBased: c.timeBased || !c.eventSeen, Unit: string(c.event), Title: title})
 }
 
 // WriteFolded writes the folded stacks (the Folded format).

@@ -18,8 +18,10 @@ func (f *Format) UnmarshalText(b []byte) error {
 		*f = Summary
 	case "top":
 		*f = Top
+	case "svg":
+		*f = SVG
 	default:
-		return fmt.Errorf("format %q: want folded, pprof, summary or top", b)
+		return fmt.Errorf("format %q: want folded, pprof, summary, top or svg", b)
 	}
 	return nil
 }
@@ -37,7 +39,7 @@ func (w *Weight) UnmarshalText(b []byte) error {
 	return nil
 }
 
-var formatNames = [...]string{"folded", "pprof", "summary", "top"}
+var formatNames = [...]string{"folded", "pprof", "summary", "top", "svg"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// svgFrame is a frame of wallfold's SVG as the tests read it.
+type svgFrame struct {
+	name       string
+	x, w       float64 // fractions of the total
+	depth      int
+	rectW, hue float64
+	title      string
+}
+
+var (
+	svgFrameRE = regexp.MustCompile(`<g class="f" data-x="([^"]+)" data-w="([^"]+)" data-d="(\d+)" data-n="([^"]*)"><title>([^<]*)</title><rect x="[^"]+" y="\d+" width="([^"]+)" height="\d+" fill="hsl\(([0-9.]+),`)
+	svgTotalRE = regexp.MustCompile(`data-total="([^"]+)"`)
+)
+
+func readSVG(t *testing.T, path string) (frames []svgFrame, total float64, text string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = string(b)
+	d := xml.NewDecoder(strings.NewReader(text))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("not well-formed XML: %v", err)
+		}
+	}
+	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	for _, m := range svgFrameRE.FindAllStringSubmatch(text, -1) {
+		dep, _ := strconv.Atoi(m[3])
+		frames = append(frames, svgFrame{name: html.UnescapeString(m[4]), x: f(m[1]), w: f(m[2]), depth: dep,
+			title: html.UnescapeString(m[5]), rectW: f(m[6]), hue: f(m[7])})
+	}
+	if m := svgTotalRE.FindStringSubmatch(text); m != nil {
+		total = f(m[1])
+	}
+	return frames, total, text
+}
+
+func writeSVG(t *testing.T, args ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "flame.svg")
+	mustRun(t, append([]string{"-q", "-f", "svg", "-o", out}, args...)...)
+	return out
+}
+
+// The frames' widths are the folded weights; colours follow parallelism.
+func TestSVGWidthsAndColours(t *testing.T) {
+	for _, name := range []string{"phases.txt", "build.txt.gz"} {
+		t.Run(name, func(t *testing.T) {
+			frames, total, _ := readSVG(t, writeSVG(t, trace(name)))
+			folded := parseFolded(t, mustRun(t, "-q", trace(name)))
+			if math.Abs(total-folded.total) > float64(len(folded.lines)) {
+				t.Errorf("SVG total %.0f, folded total %.0f", total, folded.total)
+			}
+			if len(frames) == 0 || frames[0].name != "all" || frames[0].w != 1 || math.Abs(frames[0].rectW-1180) > 0.01 {
+				t.Fatalf("first frame %+v, want all, full width", frames[0])
+			}
+			// the roots (comms) tile the width; every frame lies within
+			// its parent (the frame before it one level up)
+			var roots float64
+			stack := []svgFrame{frames[0]}
+			for _, f := range frames[1:] {
+				if f.depth == 1 {
+					roots += f.w
+				}
+				stack = append(stack[:f.depth], f)
+				p := stack[f.depth-1]
+				if f.x < p.x-1e-9 || f.x+f.w > p.x+p.w+1e-9 {
+					t.Fatalf("%s [%g, %g] outside its parent %s [%g, %g]", f.name, f.x, f.x+f.w, p.name, p.x, p.x+p.w)
+				}
+			}
+			// frames narrower than a third of a pixel are not drawn
+			if roots > 1+1e-9 || roots < 0.99 {
+				t.Errorf("the root frames cover %.4f of the width", roots)
+			}
+		})
+	}
+	frames, _, _ := readSVG(t, writeSVG(t, trace("phases.txt")))
+	hue := map[string]float64{}
+	for _, f := range frames {
+		hue[f.name] = f.hue
+	}
+	if hue["serial_phase"] > 60 || hue["parallel_work"] < 150 {
+		t.Errorf("serial_phase hue %.0f (want warm, < 60), parallel_work %.0f (want cool, > 150)", hue["serial_phase"], hue["parallel_work"])
+	}
+}
+
+// In a real headless Chromium: a click zooms, a search marks, the
+// tooltip says the wall share. Debian's chromium (.ci/run installs it).
+func TestSVGInBrowser(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no chromium on PATH (apt-get install chromium; .ci/run installs it)")
+	}
+	path := writeSVG(t, trace("phases.txt"))
+	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+path+"#selftest")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`data-selftest="([^"]*)"`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no self-test result in the DOM (the script did not run):\n%.2000s", out)
+	}
+	var res struct {
+		ZoomWidth   float64
+		Title       string
+		SearchShare float64
+		Marked      int
+		Frames      int
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &res); err != nil {
+		t.Fatalf("%v: %s", err, m[1])
+	}
+	t.Logf("in Chromium: %+v", res)
+	if math.Abs(res.ZoomWidth-1180) > 0.5 {
+		t.Errorf("after a click on serial_phase its width is %.2f px, want the full 1180", res.ZoomWidth)
+	}
+	if !strings.Contains(res.Title, "serial_phase — wall 1.001 s (49.95%)") {
+		t.Errorf("tooltip %q does not say serial_phase's wall share", res.Title)
+	}
+	total, _ := inclusive(parseFolded(t, mustRun(t, "-q", trace("phases.txt"))))
+	if res.Marked < 2 || math.Abs(res.SearchShare-total["spin_for"]) > 0.1 {
+		t.Errorf("search spin_for: %d frames marked, %.2f%% matched, want %.2f%%", res.Marked, res.SearchShare, total["spin_for"])
+	}
+}
