@@ -59,7 +59,7 @@ average parallelism, a histogram, the serial hot spots.`
 type CLI struct {
 	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
 	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  emit.Format `short:"f" enum:"folded,pprof,summary,top,svg" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) or svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser)."`
+	Format  emit.Format `short:"f" enum:"folded,pprof,summary,top,svg,trace" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
 	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
 	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
@@ -182,7 +182,7 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		opts.Filter.End = in.lastTime() // 0 on a pipe: the samples wait
 	}
 	mo := state.Options{Scope: c.Scope, OffCPU: c.OffCPU, Splits: c.Summary || format == emit.Summary,
-		SplitWindow: opts.Filter.SplitWindow()}
+		SplitWindow: opts.Filter.SplitWindow(), Timeline: format == emit.ChromeTrace}
 	if pid, err := strconv.Atoi(c.Tree); err == nil && pid > 0 {
 		mo.TreePID = pid
 	} else {
@@ -205,42 +205,60 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	out := emit.NewCollector(opts, model)
 
-	// On stdin, parse on this goroutine: the second CPU belongs to perf
-	// script (measured: the background reader is 28 % faster on a file,
-	// 7-13 % slower behind perf script).
-	r := parse.NewReader(in.r, in.name)
-	if in.stdin {
-		r = parse.NewSequentialReader(in.r, in.name)
-	}
-	fields := parse.NewFieldCheck(in.name)
-	strictErr := scan(r, in.name, model, out, fields, c.Strict)
-	if err := r.Err(); err != nil {
-		return &exitError{2, fmt.Sprintf("%s: %v", in.name, err)}
-	}
-	if strictErr != nil {
-		return &exitError{1, strictErr.Error()}
-	}
-	if err := r.NotPerfScript(); err != nil {
-		return &exitError{1, err.Error()}
-	}
-	if err := fields.Err(c.Strict); err != nil {
-		return &exitError{1, err.Error()}
-	}
-	if c.Strict && r.Empty() {
-		return &exitError{1, "empty input (--strict): " + parse.HowToConvert()}
-	}
-
-	warnings := append(append(append(r.Warnings(), fields.Warnings()...), out.Warnings()...), model.Warnings()...)
-	if !c.Quiet && format != emit.Summary { // the summary carries them
-		for _, w := range warnings {
-			fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
+	// process reads the trace through the model into out and returns the
+	// run's warnings (printed, with the summary of --summary, on stderr).
+	process := func() ([]string, error) {
+		// On stdin, parse on this goroutine: the second CPU belongs to perf
+		// script (measured: the background reader is 28 % faster on a file,
+		// 7-13 % slower behind perf script).
+		r := parse.NewReader(in.r, in.name)
+		if in.stdin {
+			r = parse.NewSequentialReader(in.r, in.name)
 		}
-	}
-	if c.Summary && format != emit.Summary {
-		// The warnings are on stderr already, just above.
-		if err := out.WriteSummary(stderr, isTerminal(stderr), nil); err != nil {
-			return err
+		fields := parse.NewFieldCheck(in.name)
+		strictErr := scan(r, in.name, model, out, fields, c.Strict)
+		if err := r.Err(); err != nil {
+			return nil, &exitError{2, fmt.Sprintf("%s: %v", in.name, err)}
 		}
+		if strictErr != nil {
+			return nil, &exitError{1, strictErr.Error()}
+		}
+		if err := r.NotPerfScript(); err != nil {
+			return nil, &exitError{1, err.Error()}
+		}
+		if err := fields.Err(c.Strict); err != nil {
+			return nil, &exitError{1, err.Error()}
+		}
+		if c.Strict && r.Empty() {
+			return nil, &exitError{1, "empty input (--strict): " + parse.HowToConvert()}
+		}
+		warnings := append(append(append(r.Warnings(), fields.Warnings()...), out.Warnings()...), model.Warnings()...)
+		if !c.Quiet && format != emit.Summary { // the summary carries them
+			for _, w := range warnings {
+				fmt.Fprintf(stderr, "wallfold: warning: %s\n", w)
+			}
+		}
+		if c.Summary && format != emit.Summary {
+			// The warnings are on stderr already, just above.
+			if err := out.WriteSummary(stderr, isTerminal(stderr), nil); err != nil {
+				return nil, err
+			}
+		}
+		return warnings, nil
+	}
+	if format == emit.ChromeTrace {
+		// Streamed: the timeline is written while the trace is read.
+		return writeOutput(c.Output, stdout, func(w io.Writer) error {
+			out.StartTrace(w)
+			if _, err := process(); err != nil {
+				return err
+			}
+			return out.EndTrace()
+		})
+	}
+	warnings, err := process()
+	if err != nil {
+		return err
 	}
 	comments := []string{"wallfold " + version, "scope: " + model.Scope().String()}
 	for _, w := range warnings {
@@ -343,8 +361,10 @@ func scan(r *parse.Reader, name string, model *state.Model, out *emit.Collector,
 		}
 		model.Add(ev)
 		out.Add(model.Ready())
+		out.AddTransitions(model.Transitions())
 	}
 	out.Add(model.Close())
+	out.AddTransitions(model.Transitions())
 	out.Close()
 	return strictErr
 }

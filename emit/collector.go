@@ -28,6 +28,8 @@ const (
 	Top
 	// SVG is a self-contained flame graph coloured by parallelism.
 	SVG
+	// ChromeTrace is the timeline as Chrome trace-event JSON.
+	ChromeTrace
 )
 
 // Options say what a Collector gathers.
@@ -112,6 +114,7 @@ type Collector struct {
 	window   windowState
 	deferred []state.Weighted // % windows on a pipe: applied at Close
 
+	tl         *traceWriter     // the ChromeTrace output, once started
 	header     parse.PerfHeader // what perf's header says of the calendar
 	splitWhole bool             // a --time window the model's splits could not cut
 	now        func() time.Time

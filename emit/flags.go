@@ -20,8 +20,10 @@ func (f *Format) UnmarshalText(b []byte) error {
 		*f = Top
 	case "svg":
 		*f = SVG
+	case "trace":
+		*f = ChromeTrace
 	default:
-		return fmt.Errorf("format %q: want folded, pprof, summary, top or svg", b)
+		return fmt.Errorf("format %q: want folded, pprof, summary, top, svg or trace", b)
 	}
 	return nil
 }
@@ -39,7 +41,7 @@ func (w *Weight) UnmarshalText(b []byte) error {
 	return nil
 }
 
-var formatNames = [...]string{"folded", "pprof", "summary", "top", "svg"}
+var formatNames = [...]string{"folded", "pprof", "summary", "top", "svg", "trace"}
 
 func (f Format) String() string {
 	if int(f) < len(formatNames) {

@@ -148,3 +148,16 @@ type Split struct {
 
 // Span is the group's last record minus its first.
 func (s Split) Span() int64 { return s.Last - s.First }
+
+// Transition is a thread going on or off its CPU, in time order within its
+// group (Options.Timeline): the stretches of a timeline.
+type Transition struct {
+	Time     int64
+	Group    int // the group's key, as Weighted.Group
+	PID, TID int
+	On       bool
+	// State, for a thread going off: Blocked or Runnable when a record
+	// said which; OnCPU when it is gone or fell silent.
+	State State
+	Ref   int // the thread's last sample's stack (OtherEvent: none yet)
+}

@@ -42,6 +42,7 @@ type Model struct {
 
 	splitWindow func(first int64) (lo, hi int64)
 	lookahead   int64
+	trans       []Transition
 	treeComm    []byte // tree scope: the root's command, until found
 	treeName    string // tree scope: the root as the user named it
 	treeIn      int    // tree scope: samples released in the tree
@@ -64,6 +65,8 @@ type Options struct {
 	// SplitWindow, if set, is asked at the trace's first record for the
 	// part of the trace the splits count (a time window of the output).
 	SplitWindow func(first int64) (lo, hi int64)
+	// Timeline: Transitions returns each thread's going on and off CPU.
+	Timeline bool
 	// Lookahead is how far (trace time, ns) events wait in process and
 	// tree scope for a later record to name a thread's process (0: 100
 	// ms). A pipe, which cannot be read twice, wants more (see Seed); the
@@ -116,6 +119,9 @@ func NewModel(o Options) *Model {
 	m.t.keepSplits = o.Splits
 	m.splitWindow = o.SplitWindow
 	m.lookahead = o.Lookahead
+	if o.Timeline {
+		m.t.onTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
+	}
 	if m.lookahead <= 0 {
 		m.lookahead = lookaheadNs
 	}
@@ -164,6 +170,14 @@ func (m *Model) Add(e Event) {
 func (m *Model) Ready() []Weighted {
 	r := m.ready
 	m.ready = m.ready[:0]
+	return r
+}
+
+// Transitions returns the timeline's transitions since the last call
+// (Options.Timeline); the slice is reused.
+func (m *Model) Transitions() []Transition {
+	r := m.trans
+	m.trans = m.trans[:0]
 	return r
 }
 

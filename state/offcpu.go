@@ -134,6 +134,27 @@ func (t *tracker) runOn(th *thread, at int64) {
 	th.on = true
 	th.onSince = at
 	th.blockRef = OtherEvent // a block stack is for the next switch-out
+	t.transition(th, at, true, OnCPU)
+}
+
+// transition tells the timeline (Options.Timeline) that th went on or
+// off its CPU at at; off: Blocked or Runnable when a record said which,
+// else OnCPU (gone, or silent).
+func (t *tracker) transition(th *thread, at int64, on bool, s State) {
+	if t.onTransition != nil && th.g != t.outside {
+		t.onTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
+	}
+}
+
+// offState is the timeline's state of a thread that left its CPU how.
+func offState(how offHow) State {
+	switch how {
+	case offBlocked:
+		return Blocked
+	case offRunnable:
+		return Runnable
+	}
+	return OnCPU
 }
 
 // runOff notes that th left its CPU at at, how.
@@ -153,6 +174,7 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 			at = a.clamp(at)
 			a.update(at)
 			t.joinSet(th, at, how)
+			t.transition(th, at, false, offState(how))
 		}
 		if th.exited {
 			t.exitTail(th, at)
@@ -170,6 +192,7 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	if how == offBlocked || how == offRunnable {
 		t.joinSet(th, at, how)
 	}
+	t.transition(th, at, false, offState(how))
 }
 
 // exitTail notes a record at at of a thread after its EXIT: in CPU-wide

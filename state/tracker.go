@@ -208,6 +208,8 @@ type tracker struct {
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
 	keepSplits bool
+	// onTransition receives the timeline (nil: none wanted).
+	onTransition func(Transition)
 	// splitLo, splitHi: the window the splits count (setSplitWindow).
 	splitLo, splitHi int64
 	splits           []Split // of groups already forgotten (keepSplits)
