@@ -2,7 +2,7 @@
 GO ?= go
 DEMO ?= testdata/traces/phases.txt
 
-.PHONY: all build test demo fuzz bench clean pyroscope-check
+.PHONY: all build test demo fuzz bench clean pyroscope-check speedscope-check
 
 all: build
 
@@ -31,6 +31,10 @@ bench:
 # Go module proxy into ~/.cache/wallfold-pyroscope the first time).
 pyroscope-check:
 	./scripts/pyroscope-check.sh
+
+# Opt-in: speedscope (npm) imports -f trace in a headless Chromium.
+speedscope-check:
+	./scripts/speedscope-check.sh testdata/traces/phases.txt docs/trace-speedscope.png
 
 clean:
 	rm -f wallfold
