@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,21 +73,33 @@ func TestSVGWidthsAndColours(t *testing.T) {
 			if math.Abs(total-folded.total) > float64(len(folded.lines)) {
 				t.Errorf("SVG total %.0f, folded total %.0f", total, folded.total)
 			}
-			if len(frames) == 0 || frames[0].name != "all" || frames[0].w != 1 || math.Abs(frames[0].rectW-1180) > 0.01 {
-				t.Fatalf("first frame %+v, want all, full width", frames[0])
+			byDepth := map[int][]svgFrame{}
+			for _, f := range frames {
+				byDepth[f.depth] = append(byDepth[f.depth], f)
 			}
-			// the roots (comms) tile the width; every frame lies within
-			// its parent (the frame before it one level up)
+			if all := byDepth[0]; len(all) != 1 || all[0].name != "all" || all[0].w != 1 || math.Abs(all[0].rectW-1180) > 0.01 {
+				t.Fatalf("depth 0: %+v, want one frame all, full width", all)
+			}
+			// the roots (comms) tile the width; every frame lies within a
+			// frame one level up, and frames of one level do not overlap
 			var roots float64
-			stack := []svgFrame{frames[0]}
-			for _, f := range frames[1:] {
-				if f.depth == 1 {
-					roots += f.w
-				}
-				stack = append(stack[:f.depth], f)
-				p := stack[f.depth-1]
-				if f.x < p.x-1e-9 || f.x+f.w > p.x+p.w+1e-9 {
-					t.Fatalf("%s [%g, %g] outside its parent %s [%g, %g]", f.name, f.x, f.x+f.w, p.name, p.x, p.x+p.w)
+			for d, fs := range byDepth {
+				sort.Slice(fs, func(i, j int) bool { return fs[i].x < fs[j].x })
+				for i, f := range fs {
+					if d == 1 {
+						roots += f.w
+					}
+					if i > 0 && f.x < fs[i-1].x+fs[i-1].w-1e-9 {
+						t.Fatalf("depth %d: %s overlaps %s", d, f.name, fs[i-1].name)
+					}
+					if d == 0 {
+						continue
+					}
+					up := byDepth[d-1]
+					k := sort.Search(len(up), func(k int) bool { return up[k].x > f.x+1e-12 }) - 1
+					if k < 0 || f.x+f.w > up[k].x+up[k].w+1e-9 {
+						t.Fatalf("%s [%g, %g] (depth %d) in no frame one level up", f.name, f.x, f.x+f.w, d)
+					}
 				}
 			}
 			// frames narrower than a third of a pixel are not drawn

@@ -32,48 +32,76 @@ const (
 	svgMaxDepth = 512
 )
 
-// flameNode is a frame in the merged tree of stacks.
-type flameNode struct {
-	name     string
-	wall     float64
-	cpu      float64
-	children map[string]*flameNode
+// flameFrame is a frame of the merged tree of stacks, once complete: its
+// name, depth (0: the "all" root), start and weights.
+type flameFrame struct {
+	name      string
+	depth     int
+	x         float64 // weight of what lies before it, in widths' unit
+	wall, cpu float64
 }
 
-func (n *flameNode) child(name string) *flameNode {
-	if n.children == nil {
-		n.children = map[string]*flameNode{}
-	}
-	c := n.children[name]
-	if c == nil {
-		c = &flameNode{name: name}
-		n.children[name] = c
-	}
-	return c
-}
-
-// flameTree merges the folded stacks into a tree under an "all" root.
-func flameTree(s *Stacks, t *Totals) *flameNode {
-	root := &flameNode{name: "all"}
+// flameFrames walks the merged tree of the stacks without building it:
+// the stacks, sorted by their frame names level by level (the order of
+// the children in the picture), share prefixes exactly where the tree
+// merges them, so a frame is complete when the next stack leaves it.
+// emit gets each frame as it completes (children before their parent);
+// memory is the stack list and one open frame per level.
+func flameFrames(s *Stacks, t *Totals, weight Weight, emit func(*flameFrame)) {
+	ids := make([]uint32, 0, len(t.Wall))
 	for id := range t.Wall {
-		w, c := t.Wall[id], float64(t.CPU[id])
-		frames := s.Frames(uint32(id))
-		if len(frames) == 0 || (w == 0 && c == 0) {
-			continue
-		}
-		root.wall += w
-		root.cpu += c
-		n := root
-		for i, f := range frames {
-			if i == svgMaxDepth {
-				break
-			}
-			n = n.child(s.Name(f))
-			n.wall += w
-			n.cpu += c
+		if len(s.Frames(uint32(id))) > 0 && (t.Wall[id] != 0 || t.CPU[id] != 0) {
+			ids = append(ids, uint32(id))
 		}
 	}
-	return root
+	name := func(id uint32, i int) string { return s.Name(s.Frames(id)[i]) }
+	sort.Slice(ids, func(a, b int) bool {
+		fa, fb := s.Frames(ids[a]), s.Frames(ids[b])
+		for i := 0; i < len(fa) && i < len(fb); i++ {
+			if na, nb := s.Name(fa[i]), s.Name(fb[i]); na != nb {
+				return na < nb
+			}
+		}
+		return len(fa) < len(fb)
+	})
+	open := []flameFrame{{name: "all"}}
+	var x float64
+	var prev uint32
+	for k, id := range ids {
+		frames := s.Frames(id)
+		if len(frames) > svgMaxDepth {
+			frames = frames[:svgMaxDepth]
+		}
+		common := 0
+		if k > 0 {
+			pf := s.Frames(prev)
+			for common < len(frames) && common < len(pf) && common+1 < len(open) && name(id, common) == s.Name(pf[common]) {
+				common++
+			}
+		}
+		for len(open) > common+1 {
+			emit(&open[len(open)-1])
+			open = open[:len(open)-1]
+		}
+		for i := common; i < len(frames); i++ {
+			open = append(open, flameFrame{name: s.Name(frames[i]), depth: i + 1, x: x})
+		}
+		w, c := t.Wall[id], float64(t.CPU[id])
+		for i := range open {
+			open[i].wall += w
+			open[i].cpu += c
+		}
+		if weight == CPU {
+			x += c
+		} else {
+			x += w
+		}
+		prev = id
+	}
+	for len(open) > 0 {
+		emit(&open[len(open)-1])
+		open = open[:len(open)-1]
+	}
 }
 
 // SVGOptions say what the flame graph shows.
@@ -98,30 +126,33 @@ func parColor(par, maxPar float64) string {
 
 // WriteSVG writes the flame graph of the folded stacks.
 func WriteSVG(w io.Writer, s *Stacks, t *Totals, o SVGOptions) error {
-	root := flameTree(s, t)
-	width := func(n *flameNode) float64 {
+	width := func(f *flameFrame) float64 {
 		if o.Weight == CPU {
-			return n.cpu
+			return f.cpu
 		}
-		return n.wall
+		return f.wall
 	}
-	total := width(root)
-	// Deepest drawn frame and the most parallel one, for height and colours.
+	// A first walk for the totals, the depth drawn and the most parallel
+	// frame drawn (the colours' scale), a second one to draw.
+	var root flameFrame
+	flameFrames(s, t, o.Weight, func(f *flameFrame) {
+		if f.depth == 0 {
+			root = *f
+		}
+	})
+	total := width(&root)
+	drawn := func(f *flameFrame) bool {
+		return total > 0 && width(f)/total*(svgWidth-2*svgMargin) >= svgMinWidth
+	}
 	depth, maxPar := 0, 1.0
-	var walk func(n *flameNode, d int)
-	walk = func(n *flameNode, d int) {
-		if total <= 0 || width(n)/total*(svgWidth-2*svgMargin) < svgMinWidth {
-			return
+	flameFrames(s, t, o.Weight, func(f *flameFrame) {
+		if drawn(f) {
+			depth = max(depth, f.depth)
+			if f.wall > 0 {
+				maxPar = math.Max(maxPar, f.cpu/f.wall)
+			}
 		}
-		depth = max(depth, d)
-		if n.wall > 0 {
-			maxPar = math.Max(maxPar, n.cpu/n.wall)
-		}
-		for _, c := range n.children {
-			walk(c, d+1)
-		}
-	}
-	walk(root, 0)
+	})
 	height := svgHeader + (depth+1)*svgFrame + svgLegend + 2*svgMargin
 	bw := bufio.NewWriter(w)
 	val := func(x float64) string {
@@ -159,47 +190,32 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 `, svgWidth, height, svgWidth, height, total, svgWidth-2*svgMargin,
 		svgMargin, html.EscapeString(title), svgWidth-260, svgWidth-120, svgMargin, svgWidth-svgMargin)
 
-	var draw func(n *flameNode, x float64, d int)
-	draw = func(n *flameNode, x float64, d int) {
-		wv := width(n)
-		px := wv / total * (svgWidth - 2*svgMargin)
-		if px < svgMinWidth {
+	// Frames come children first; the page places them by their data.
+	flameFrames(s, t, o.Weight, func(f *flameFrame) {
+		if !drawn(f) {
 			return
 		}
+		wv := width(f)
+		px := wv / total * (svgWidth - 2*svgMargin)
 		par := 0.0
-		if n.wall > 0 {
-			par = n.cpu / n.wall
+		if f.wall > 0 {
+			par = f.cpu / f.wall
 		}
-		y := svgHeader + d*svgFrame
+		y := svgHeader + f.depth*svgFrame
 		info := fmt.Sprintf("%s — wall %s (%.2f%%), CPU %s (%.2f%%), parallelism %.2f",
-			n.name, val(n.wall), pct(n.wall, root.wall), val(n.cpu), pct(n.cpu, root.cpu), par)
+			f.name, val(f.wall), pct(f.wall, root.wall), val(f.cpu), pct(f.cpu, root.cpu), par)
 		label := ""
 		if chars := int(px / 7); chars >= 3 {
-			label = n.name
+			label = f.name
 			if len(label) > chars {
 				label = label[:chars-2] + ".."
 			}
 		}
 		fmt.Fprintf(bw, `<g class="f" data-x="%.9g" data-w="%.9g" data-d="%d" data-n="%s"><title>%s</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>
-`, x/total, wv/total, d, html.EscapeString(n.name), html.EscapeString(info),
-			svgMargin+x/total*(svgWidth-2*svgMargin), y, px, svgFrame-1, parColor(par, maxPar),
-			svgMargin+x/total*(svgWidth-2*svgMargin)+3, y+svgFrame-5, html.EscapeString(label))
-		// Children in name order, as flamegraph.pl sorts them.
-		names := make([]string, 0, len(n.children))
-		for name := range n.children {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		cx := x
-		for _, name := range names {
-			c := n.children[name]
-			draw(c, cx, d+1)
-			cx += width(c)
-		}
-	}
-	if total > 0 {
-		draw(root, 0, 0)
-	}
+`, f.x/total, wv/total, f.depth, html.EscapeString(f.name), html.EscapeString(info),
+			svgMargin+f.x/total*(svgWidth-2*svgMargin), y, px, svgFrame-1, parColor(par, maxPar),
+			svgMargin+f.x/total*(svgWidth-2*svgMargin)+3, y+svgFrame-5, html.EscapeString(label))
+	})
 	// The legend: colours by average parallelism.
 	ly := height - svgMargin - 10
 	fmt.Fprintf(bw, `<text x="%d" y="%d">average parallelism:</text>
