@@ -247,6 +247,9 @@ func (c *CLI) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		return warnings, nil
 	}
 	if format == emit.ChromeTrace {
+		if c.Time.Percent() && opts.Filter.End == 0 {
+			return &exitError{2, "-f trace is written while the trace is read, and a --time window in percent needs the trace's end, which a pipe (or a .gz) tells only at the end: give the window in seconds, or the plain file"}
+		}
 		// Streamed: the timeline is written while the trace is read.
 		return writeOutput(c.Output, stdout, func(w io.Writer) error {
 			out.StartTrace(w)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +134,19 @@ func TestTraceOffCPUAndSerial(t *testing.T) {
 	}
 	if math.Abs(serialMain-0.6) > 0.05 {
 		t.Errorf("the main thread ran alone %.3f s, want its two 0.3 s serial phases", serialMain)
+	}
+}
+
+// A window in percent needs the trace's end: on a pipe -f trace cannot
+// cut by it, and says so rather than writing an empty timeline.
+func TestTracePercentWindowOnPipe(t *testing.T) {
+	data, err := os.ReadFile(trace("phases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"-q", "-f", "trace", "--time=10%,50%"}, bytes.NewReader(data), &out, &errb)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "give the window in seconds") {
+		t.Errorf("exit %d, %d bytes out, stderr %q", code, out.Len(), errb.String())
 	}
 }
