@@ -32,8 +32,9 @@ const description = `Wall-clock flame graphs from perf: reweights each sample by
 Record and convert:
 
   perf record -e cpu-clock -F 999 -g --switch-events -- make -j8
-  perf script --show-switch-events --show-task-events --show-lost-events | wallfold > wall.folded
-  flamegraph.pl wall.folded > wall.svg
+  perf script --show-switch-events --show-task-events --show-lost-events > trace.txt
+  wallfold -f svg -o wall.svg trace.txt     # a flame graph coloured by parallelism
+  wallfold -f top trace.txt                 # functions by wall time beside CPU time
 
 --switch-events (record) and --show-switch-events (script) let wallfold see
 which threads are on a CPU; --show-task-events adds thread exits (without it,
