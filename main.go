@@ -53,8 +53,10 @@ Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
 --weight=wall, the default, in the event's period units, nanoseconds for
 cpu-clock; with --weight=cpu the plain CPU profile); -f pprof -o wall.pb.gz
 for go tool pprof, Pyroscope, Parca (sample types cpu and wall, string labels
-comm, parallelism, state; Unix times); -f summary (or --summary on stderr) for the parallelism story:
-average parallelism, a histogram, the serial hot spots.`
+comm, parallelism, state; Unix times); -f summary (or --summary on stderr) for
+the parallelism story: average parallelism, a histogram, the serial hot spots;
+-f top for a table of functions; -f svg for a flame graph to open in a browser;
+-f trace for the timeline (Perfetto UI, chrome://tracing, speedscope).`
 
 // CLI is wallfold's command line.
 type CLI struct {
