@@ -1,22 +1,28 @@
 # wallfold: make demo (see the point), make test (all tests).
 GO ?= go
 DEMO ?= testdata/traces/phases.txt
+PREFIX ?= /usr/local
 
-.PHONY: all build test demo fuzz bench clean pyroscope-check speedscope-check
+.PHONY: all build install test demo fuzz bench clean pyroscope-check speedscope-check
 
 all: build
 
 build:
 	$(GO) build -o wallfold .
 
+# make install [PREFIX=/usr/local]: the binary into $(PREFIX)/bin.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 wallfold $(DESTDIR)$(PREFIX)/bin/wallfold
+
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-# The main job on a shipped trace: the wall-clock profile beside the CPU
-# profile. phases: serial_phase runs alone 1 s, parallel_work on 2 threads
-# for 1 s. The CPU profile says serial_phase is a third; the wall clock
-# says it is half of the wait.
+# The main job on a shipped trace: its functions by wall time beside CPU
+# time (-f top). phases: serial_phase runs alone 1 s, parallel_work on 2
+# threads for 1 s. The CPU profile says serial_phase is a third; the wall
+# clock says it is half of the wait.
 demo: build
 	@./scripts/demo.sh $(DEMO)
 
