@@ -29,7 +29,12 @@ var version = "0.1.0"
 
 const description = `Wall-clock flame graphs from perf: reweights each sample by 1/parallelism.
 
-Record and convert:
+One command (perf record, then perf script into wallfold; wall.svg here):
+
+  wallfold record -- make -j8
+  wallfold record -a -o wall.pb.gz -- make -j8    # system-wide: the build's tree
+
+(wallfold record --help for its flags.) Or record and convert yourself:
 
   perf record -e cpu-clock -F 999 -g --switch-events -- make -j8
   perf script --show-switch-events --show-task-events --show-lost-events > trace.txt
@@ -110,6 +115,9 @@ type kongExit struct{}
 
 // run is main without the process: tests call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if len(args) > 0 && args[0] == "record" {
+		return runRecord(args[1:], stdout, stderr)
+	}
 	var cli CLI
 	exited := false
 	parser, err := kong.New(&cli,
