@@ -95,8 +95,9 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 // writeTo writes to w; a reader that stopped early (EPIPE) is no error
 // for run, as for stdout.
 func writeTo(w io.Writer, name string, write func(io.Writer) error) error {
-	if err := write(w); errors.Is(err, syscall.EPIPE) {
-		return err
+	var ee *exitError
+	if err := write(w); errors.Is(err, syscall.EPIPE) || errors.As(err, &ee) {
+		return err // a reader that stopped early; or the run's own verdict (-f trace reads while it writes)
 	} else if err != nil {
 		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
 	}

@@ -19,13 +19,28 @@ import (
 // CMD with what the model wants, then perf script straight into the
 // filter (no text file on disk).
 type RecordCLI struct {
-	Output     string   `short:"o" default:"wall.svg" help:"Write the profile here; its extension picks the format when -f is not given (.svg, .json: trace, .pb.gz: pprof, .folded, .txt: summary, .top: top)."`
+	Output     string   `short:"o" help:"Write the profile here (default wall.svg, or wall and -f's extension); its extension picks the format when -f is not given (.svg, .json: trace, .pb.gz: pprof, .folded, .txt: summary, .top: top)."`
 	Format     string   `short:"f" enum:",folded,pprof,summary,top,svg,trace" default:"" help:"Output format (default: from -o's extension)."`
 	SystemWide bool     `name:"system-wide" short:"a" help:"Record every CPU (perf record -a); the group is CMD's process tree."`
 	OffCPU     bool     `name:"off-cpu" help:"Also record sched:sched_switch and add the time when nothing of CMD runs, under [blocked] and [runnable]."`
 	Freq       int      `short:"F" default:"999" help:"Sampling frequency (Hz)."`
 	Quiet      bool     `short:"q" help:"No summary and no warnings on stderr."`
 	Cmd        []string `arg:"" optional:"" passthrough:"" help:"The command to run and profile (after --)."`
+}
+
+// extOf is the file extension of format, as formatOf reads it.
+func extOf(format string) string {
+	switch format {
+	case "trace":
+		return ".json"
+	case "pprof":
+		return ".pb.gz"
+	case "summary":
+		return ".txt"
+	case "":
+		return ".svg"
+	}
+	return "." + format
 }
 
 // formatOf picks the format of an output file by its extension.
@@ -67,6 +82,17 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "wallfold record: no command: wallfold record [flags] -- CMD [ARGS]")
 		return 2
 	}
+	if _, err := exec.LookPath(cmd[0]); err != nil {
+		fmt.Fprintf(stderr, "wallfold record: %s: command not found\n", cmd[0])
+		return 127
+	}
+	if rc.Output == "" {
+		rc.Output = "wall" + extOf(rc.Format)
+	} else if rc.Format != "" && rc.Output != "-" && formatOf(rc.Output) != rc.Format {
+		fmt.Fprintf(stderr, "wallfold record: -f %s, but %s's extension says %s: give -o a %s name, or leave out -f\n",
+			rc.Format, rc.Output, formatOf(rc.Output), extOf(rc.Format))
+		return 2
+	}
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		fmt.Fprintln(stderr, "wallfold record: perf not found: install it (Debian: apt-get install linux-perf)")
@@ -92,23 +118,43 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		rec = append(rec, "-a")
 	}
 	rec = append(append(rec, "--"), cmd...)
-	// Ctrl-C goes to CMD (the terminal signals the whole foreground
-	// group); wallfold waits for it and still writes the profile and
-	// removes its files.
-	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
-	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT)
+	// Ctrl-C goes to CMD and perf (the terminal signals the whole
+	// foreground group); a signal to wallfold alone is passed on to perf,
+	// which stops CMD. Either way wallfold waits, still writes the
+	// profile and removes its files. Caught (not ignored), so CMD starts
+	// with the usual dispositions.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	p := exec.Command(perf, rec...)
 	p.Stdin, p.Stdout, p.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := p.Start(); err != nil {
+		fmt.Fprintf(stderr, "wallfold record: perf record: %v\n", err)
+		return 2
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				p.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = p.Wait()
+	close(done)
 	status := 0
-	if err := p.Run(); err != nil {
+	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			fmt.Fprintf(stderr, "wallfold record: perf record: %v\n", err)
 			return 2
 		}
 		status = ee.ExitCode()
-		if status < 0 {
-			status = 128 + int(syscall.SIGINT)
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = 128 + int(ws.Signal())
 		}
 	}
 	if st, err := os.Stat(data); err != nil || st.Size() == 0 {
@@ -143,7 +189,8 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fargs = append(fargs, "--off-cpu")
 	}
 	if rc.SystemWide {
-		fargs = append(fargs, "--tree="+filepath.Base(cmd[0]))
+		// perf names a process by at most 15 bytes of its file's name
+		fargs = append(fargs, "--tree="+truncComm(filepath.Base(cmd[0])))
 	}
 	if rc.Quiet {
 		fargs = append(fargs, "-q")
@@ -155,10 +202,18 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	if !rc.Quiet {
+	if !rc.Quiet && rc.Output != "-" {
 		fmt.Fprintf(stderr, "wallfold: wrote %s (%s)\n", rc.Output, format)
 	}
 	return status
+}
+
+// truncComm is a command name as the kernel keeps it (TASK_COMM_LEN-1).
+func truncComm(name string) string {
+	if len(name) > 15 {
+		return name[:15]
+	}
+	return name
 }
 
 // perfForbidden says why perf may not record, from perf_event_paranoid

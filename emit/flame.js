@@ -61,7 +61,8 @@
   document.getElementById('reset').addEventListener('click', function () { reset(); search(null); });
   document.getElementById('search').addEventListener('click', function () {
     var term = prompt('Search (regular expression):', '');
-    if (term) search(new RegExp(term)); else search(null);
+    if (!term) { search(null); return; }
+    try { search(new RegExp(term)); } catch (e) { search(null); matched.textContent = 'Bad expression: ' + e.message; }
   });
   window.wallfold = { zoom: zoom, reset: reset, search: search };
   // #selftest: a headless browser's check (emit's svg test): a click on

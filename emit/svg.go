@@ -203,16 +203,14 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 		}
 		y := svgHeader + f.depth*svgFrame
 		info := fmt.Sprintf("%s — wall %s (%.2f%%), CPU %s (%.2f%%), parallelism %.2f",
-			f.name, val(f.wall), pct(f.wall, root.wall), val(f.cpu), pct(f.cpu, root.cpu), par)
+			svgText(f.name), val(f.wall), pct(f.wall, root.wall), val(f.cpu), pct(f.cpu, root.cpu), par)
+		name := svgText(f.name)
 		label := ""
 		if chars := int(px / 7); chars >= 3 {
-			label = f.name
-			if len(label) > chars {
-				label = label[:chars-2] + ".."
-			}
+			label = cutRunes(name, chars)
 		}
 		fmt.Fprintf(bw, `<g class="f" data-x="%.9g" data-w="%.9g" data-d="%d" data-n="%s"><title>%s</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>
-`, f.x/total, wv/total, f.depth, html.EscapeString(f.name), html.EscapeString(info),
+`, f.x/total, wv/total, f.depth, html.EscapeString(name), html.EscapeString(info),
 			svgMargin+f.x/total*(svgWidth-2*svgMargin), y, px, svgFrame-1, parColor(par, maxPar),
 			svgMargin+f.x/total*(svgWidth-2*svgMargin)+3, y+svgFrame-5, html.EscapeString(label))
 	})
@@ -233,6 +231,27 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 	fmt.Fprintf(bw, "<text x=\"%d\" y=\"%d\">(serial warm, parallel cool; widths: %s time)</text>\n", lx+10, ly, what)
 	fmt.Fprintf(bw, "<script><![CDATA[\n%s\n]]></script>\n</svg>\n", flameJS)
 	return bw.Flush()
+}
+
+// svgText makes a frame name fit for XML: valid UTF-8 (perf prints the
+// bytes it finds), no control characters XML forbids.
+func svgText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// cutRunes cuts s to n characters, the last two of them "..".
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-2]) + ".."
 }
 
 func pct(x, of float64) float64 {

@@ -35,6 +35,7 @@ type traceGroup struct {
 	serialTID int   // the thread of the open serial stretch, -1: none
 	serialAt  int64 // its start
 	name      string
+	shown     bool // a counter value in the window was written
 }
 
 type traceWriter struct {
@@ -167,10 +168,14 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 	if n == g.count {
 		return
 	}
+	old := g.count
 	g.count = n
 	if at >= t.lo && at <= t.hi {
-		t.event(map[string]any{"ph": "C", "name": "parallelism", "pid": key, "ts": t.us(at),
-			"args": map[string]any{"running": n}})
+		if !g.shown && at > t.lo && t.lo > -1<<62 {
+			t.counter(key, t.lo, old) // what ran when the window opened
+		}
+		g.shown = true
+		t.counter(key, at, n)
 	}
 	if g.serialTID >= 0 {
 		t.slice(key, 0, t.serialName(g.serialTID), "serial", g.serialAt, at)
@@ -181,6 +186,11 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 			g.serialTID, g.serialAt = tid, at
 		}
 	}
+}
+
+func (t *traceWriter) counter(key int, at int64, n int) {
+	t.event(map[string]any{"ph": "C", "name": "parallelism", "pid": key, "ts": t.us(at),
+		"args": map[string]any{"running": n}})
 }
 
 // serialName says what ran alone: the thread and its last sample's leaf.
@@ -222,6 +232,9 @@ func (c *Collector) EndTrace() error {
 		g := t.groups[k]
 		if g.serialTID >= 0 {
 			t.slice(k, 0, t.serialName(g.serialTID), "serial", g.serialAt, last)
+		}
+		if !g.shown && g.count > 0 && t.lo > -1<<62 && t.lo <= last {
+			t.counter(k, t.lo, g.count) // ran through the whole window
 		}
 		name := "workload"
 		if c.trace.Scope() != state.Workload {
