@@ -133,7 +133,9 @@ func (t *tracker) fork(now int64, pid, tid, ppid int) {
 	t.stats.TaskEvents++
 	t.advance(now)
 	t.noteParent(pid, ppid)
-	if old := t.threads[tid]; old != nil {
+	if old := t.threads[tid]; old != nil && t.staleFork(old, now) {
+		t.stats.StaleRecords++
+	} else if old != nil {
 		// A reused tid: the old thread is gone.
 		old.exited = true
 		t.stop(old, now, offGone)

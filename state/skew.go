@@ -40,3 +40,11 @@ func (t *tracker) staleOut(th *thread, now int64, cpu int) bool {
 func (t *tracker) staleSampleCPU(th *thread, now int64, cpu int) bool {
 	return th.running && th.swIn && cpu >= 0 && th.cpu >= 0 && cpu != th.cpu && now-th.inAt <= skewLimit
 }
+
+// staleFork reports whether a FORK at now naming th's tid was written by
+// the parent's CPU after th's first records on its own CPU (a clock
+// behind): th is that new thread, not an old one whose tid is reused. A
+// reused tid's old thread has exited, or was last seen long before.
+func (t *tracker) staleFork(th *thread, now int64) bool {
+	return !th.exited && now-th.firstAt <= skewLimit
+}

@@ -105,3 +105,35 @@ func TestTrackerSkewThenRealOut(t *testing.T) {
 		t.Errorf("after 101's real OUT: parallelism %v, want 1", got)
 	}
 }
+
+// A new thread's FORK is written by its parent's CPU; a clock behind
+// prints it after the child's first SWITCH IN on another CPU. The child is
+// that thread, running: the FORK must not end it as a reused tid.
+func TestTrackerForkAfterFirstIn(t *testing.T) {
+	got := run(t, config{Gap: 10 * ms}, []op{
+		wide(400_000, 100, 100, 0, false, 0, 0),
+		smpCPU(900_000, 100, 100, 0, 1),
+		wide(1000_000, 100, 101, 1, false, 0, 0), // the child's IN
+		fork(1005_000, 100, 101),                 // its FORK, 5 µs later in print
+		smpCPU(1500_000, 100, 100, 0, 2),
+		smpCPU(2000_000, 100, 101, 1, 3),
+		smpCPU(2500_000, 100, 100, 0, 4),
+	})
+	if got[2] != 2 || got[3] != 2 {
+		t.Errorf("after a FORK printed late: parallelism %v, want 2 for samples 2 and 3", got)
+	}
+}
+
+// A FORK of a tid last seen long ago is a reuse: the old thread, silent
+// but never switched out, is gone.
+func TestTrackerForkReusedTID(t *testing.T) {
+	got := run(t, config{Gap: 0}, []op{ // records alone decide
+		wide(400_000, 100, 100, 0, false, 0, 0),
+		wide(500_000, 100, 101, 1, false, 0, 0),
+		fork(20_000_000, 100, 101), // its tid reused 19.5 ms on
+		smpCPU(20_500_000, 100, 100, 0, 1),
+	})
+	if got[1] != 1 {
+		t.Errorf("after a reused tid's FORK: parallelism %d, want 1", got[1])
+	}
+}
