@@ -114,7 +114,8 @@ var genVariants = []struct {
 	{"no switch, per-task", genStyle{taskEvents: true}, false},
 	{"no switch, CPU-wide", genStyle{systemWide: true, taskEvents: true, pidCol: true}, false},
 	{"skew ±10µs", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, skew: 10_000}, false},
-	{"loss windows", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, loss: true}, false},
+	{"loss windows", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, loss: genLossAtRecord}, false},
+	{"loss at a sample", genStyle{systemWide: true, switches: true, taskEvents: true, pidCol: true, loss: genLossAtSample}, false},
 	{"late pids, file", genStyle{systemWide: true, switches: true}, false},
 	{"late pids, stdin", genStyle{systemWide: true, switches: true}, true},
 }
@@ -129,14 +130,17 @@ type genLimit struct {
 }
 
 // genLimits: the variants with records missing or late that are asserted.
-// Not yet: shares under loss windows (1.9 points on the pool, 2.0 on lock
-// at 256 CPUs, for a target of 1.5) and skew's conservation on short
-// processes (6 of 1,725).
+// Not yet: skew's conservation on short processes (2 of 1,725). "loss at
+// a sample" is the worst case, shown but not asserted: a worker that runs
+// 50 µs every 20 ms has one sample in 400 ms, and a loss that starts at it
+// takes it; its 50 µs of CPU in the loss are all any reading of the
+// records can give back (1.9 points on the pool).
 var genLimits = map[string]genLimit{
 	"no switch, per-task": {wall: 10, share: 2, conserved: true},
 	"no switch, CPU-wide": {wall: 10, share: 2, conserved: true},
 	"skew ±10µs":          {wall: 1},
-	"loss windows":        {wall: 4, conserved: true},
+	"loss windows":        {wall: 4, share: 1.5, conserved: true},
+	"loss at a sample":    {wall: 4, conserved: true},
 	"late pids, file":     {wall: 2, share: 1, proc: 2},
 	"late pids, stdin":    {wall: 2, share: 1, proc: 2},
 }
@@ -148,7 +152,7 @@ var genWorkloads = []struct {
 	make func(cpus int, seed uint64) genConfig
 	big  []string
 }{
-	{"lock", genLockContention, []string{"all, CPU-wide", "skew ±10µs", "loss windows"}},
+	{"lock", genLockContention, []string{"all, CPU-wide", "skew ±10µs", "loss windows", "loss at a sample"}},
 	{"pool", genIdlePool, nil},
 	{"build", genShortProcs, nil},
 	{"migrate", genMigrations, []string{"all, CPU-wide", "skew ±10µs"}},

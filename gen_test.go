@@ -446,14 +446,23 @@ func (s *genSim) truth(scope string) genTruth {
 
 // genStyle says how perf recorded and printed the run.
 type genStyle struct {
-	systemWide bool  // perf record -a: [CPU] column, CPU-wide switches, swapper
-	switches   bool  // --switch-events
-	taskEvents bool  // --show-task-events (FORK, EXIT, COMM)
-	pidCol     bool  // -F +pid: pid/tid, else the tid alone
-	skew       int64 // each CPU's clock off by a fixed amount in ±skew ns
-	loss       bool  // per-CPU loss windows, printed with --show-lost-events
+	systemWide bool    // perf record -a: [CPU] column, CPU-wide switches, swapper
+	switches   bool    // --switch-events
+	taskEvents bool    // --show-task-events (FORK, EXIT, COMM)
+	pidCol     bool    // -F +pid: pid/tid, else the tid alone
+	skew       int64   // each CPU's clock off by a fixed amount in ±skew ns
+	loss       genLoss // per-CPU loss windows, printed with --show-lost-events
 	seed       uint64
 }
+
+// genLoss places each CPU's loss window.
+type genLoss uint8
+
+const (
+	genNoLoss       genLoss = iota
+	genLossAtRecord         // from a record of the CPU picked at random
+	genLossAtSample         // from a sample of the CPU picked at random
+)
 
 func (st genStyle) scope() string {
 	if st.systemWide {
@@ -475,20 +484,33 @@ func (s *genSim) genWrite(st genStyle) []byte {
 		}
 		lossFrom[c], lossTo[c] = -1, -1
 	}
-	if st.loss {
+	if st.loss != genNoLoss {
 		// A ring overflows where records flow: each CPU that has samples
-		// loses 5-50 ms once, from one of its samples picked at random.
-		seen := make([]int, n)
+		// loses 5-50 ms once, from a record picked at random (the first
+		// record the full ring has no room for), or (genLossAtSample) from
+		// one of its samples: the worst case for a thread that runs
+		// rarely, whose one sample in a long while is then always lost.
+		seen, sampled := make([]int, n), make([]bool, n)
 		for _, rec := range s.recs {
 			if rec.kind == genSample {
-				if seen[rec.cpu]++; r.IntN(seen[rec.cpu]) == 0 {
-					lossFrom[rec.cpu] = rec.t + skew[rec.cpu]
-				}
+				sampled[rec.cpu] = true
+			}
+			if st.loss == genLossAtSample && rec.kind != genSample {
+				continue
+			}
+			if seen[rec.cpu]++; r.IntN(seen[rec.cpu]) == 0 {
+				lossFrom[rec.cpu] = rec.t + skew[rec.cpu]
 			}
 		}
+		for c := range lossFrom {
+			if !sampled[c] {
+				lossFrom[c] = -1
+			}
+		}
+		end := s.recs[len(s.recs)-1].t // recording stops: no loss after it
 		for c := range lossTo {
 			if lossFrom[c] >= 0 {
-				lossTo[c] = lossFrom[c] + 5*genMs + r.Int64N(45*genMs)
+				lossTo[c] = min(lossFrom[c]+5*genMs+r.Int64N(45*genMs), end)
 			}
 		}
 	}
@@ -503,8 +525,13 @@ func (s *genSim) genWrite(st genStyle) []byte {
 			owner[rec.cpu] = rec.in
 		}
 		if pt >= lossFrom[rec.cpu] && pt < lossTo[rec.cpu] {
-			scratch = s.appendRec(scratch[:0], rec, st, pt)
-			lost[rec.cpu] += bytes.Count(scratch, []byte("\n"))
+			// PERF_RECORD_LOST counts records: a sample is one (its
+			// callchain lines included), a CPU-wide switch two (out, in).
+			if rec.kind == genSample {
+				lost[rec.cpu]++
+			} else if scratch = s.appendRec(scratch[:0], rec, st, pt); len(scratch) > 0 {
+				lost[rec.cpu] += bytes.Count(scratch, []byte("\n"))
+			}
 			continue
 		}
 		order = append(order, key{pt, int64(i)})

@@ -22,29 +22,105 @@ func (t *tracker) lostTime(th *thread, from, now int64) {
 		return
 	}
 	g := th.g
-	g.q = append(g.q, pending{s: sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1,
-		Period: uint64(missing), Ref: th.lastRef, Lost: true}, diff: g.tail})
+	ps := sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1, Period: uint64(missing), Ref: th.lastRef, Lost: true}
+	if th.segSeq >= g.base && th.segSeq < g.seq { // samples of the group in the loss: mark the first
+		g.q[g.head+int(th.segSeq-g.base)].s.Mark = true
+		ps.Mark, ps.MarkSeq = false, th.segSeq
+	} else {
+		ps.MarkSeq = g.seq + 1 // none: its own parallelism
+	}
+	g.q = append(g.q, pending{s: ps, diff: g.tail})
 	g.tail = 0
 	g.seq++
+}
+
+// relSums are a group's released samples and their sum of 1/parallelism.
+type relSums struct {
+	n   int64
+	inv float64
+}
+
+// markLoss notes the sums before the sample seq, where a loss began.
+func (g *group) markLoss(seq uint64) {
+	if g.lossMark == nil {
+		g.lossMark = make(map[uint64]relSums)
+	}
+	g.lossMark[seq] = relSums{g.relN, g.relInv}
+}
+
+// lossParallelism is the parallelism of a thread's time in a loss: its
+// samples there would have seen the group's threads that its group's
+// samples there saw (each of them counts the lost thread, bridged, and
+// itself), so it is their harmonic mean. Without such samples it is par,
+// the parallelism where the thread resumed.
+func (g *group) lossParallelism(mark uint64, par float64) float64 {
+	m, ok := g.lossMark[mark]
+	if !ok {
+		return par
+	}
+	delete(g.lossMark, mark)
+	if n := g.relN - m.n; n > 0 {
+		return max(1, float64(n)/(g.relInv-m.inv))
+	}
+	return par
+}
+
+// ownStop stops th at its own SWITCH OUT or EXIT, written on cpu (-1:
+// not printed): like its sample, it shows th on its CPU then.
+func (t *tracker) ownStop(th *thread, now int64, how offHow, cpu int) {
+	if cpu < 0 || cpu == th.cpu {
+		t.ownSign, t.signCPU = true, th.cpu
+	}
+	t.stop(th, now, how)
+	t.ownSign = false
+}
+
+// lossWindow is what a LOST record tells of its CPU's loss: it began
+// after the CPU's last record printed before it (after; noTime if none is
+// known) and ended at the LOST (at).
+type lossWindow struct{ after, at int64 }
+
+const noTime = -1 << 62
+
+// seenOn notes a record of cpu at now.
+func (t *tracker) seenOn(cpu int, now int64) {
+	for cpu >= len(t.cpuLast) {
+		t.cpuLast = append(t.cpuLast, noTime)
+	}
+	t.cpuLast[cpu] = now
+}
+
+// lastOn is the time of cpu's latest record (noTime: none, or no CPU).
+func (t *tracker) lastOn(cpu int) int64 {
+	if cpu < 0 || cpu >= len(t.cpuLast) {
+		return noTime
+	}
+	return t.cpuLast[cpu]
 }
 
 // ranThroughLoss reports that th, silent since from, ran through a loss
 // of its records: a LOST record of its CPU (or of no printed CPU, as
 // per-task traces write them) came in the silence, and th was sampled
-// right before it and right after it (within the silence limit of the
-// LOST: a thread still running when records resumed is sampled within a
-// period). Switch records are lost too, so less is no evidence: a thread
-// switched in before the loss may have blocked in it (its OUT lost), and
-// an IN, an OUT or another task on its CPU after it says nothing of the
-// loss.
+// right before the loss and was on that CPU right after it (within the
+// silence limit of its start and of the LOST: a thread still running is
+// sampled within a period), by a sample, its SWITCH OUT or its EXIT there.
+// Switch records are lost too, so less is no evidence: a thread switched
+// in before the loss may have blocked in it (its OUT lost), and an IN or
+// another task on its CPU after it says nothing of the loss. Without switch records a thread is silent for long anyway (the
+// rate estimate), so there the loss's start must be known.
 func (t *tracker) ranThroughLoss(th *thread, from, now int64) bool {
 	if t.lostAt == nil || !t.ownSign || !th.segBySample {
 		return false
 	}
 	for _, cpu := range [...]int{t.signCPU, -1} {
-		if at, ok := t.lostAt[cpu]; ok && at > from && at <= now && now-at <= t.cfg.Gap {
-			return true
+		w, ok := t.lostAt[cpu]
+		if !ok || w.at <= from || w.at > now || now-w.at > t.cfg.Gap {
+			continue
 		}
+		if w.after != noTime && w.after-from > t.cfg.Gap || w.after == noTime && t.rateMode() {
+			continue // silent long before the loss began
+		}
+		return true
 	}
 	return false
 }

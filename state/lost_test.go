@@ -1,6 +1,11 @@
 package state
 
-import "testing"
+import (
+	"cmp"
+	"math"
+	"slices"
+	"testing"
+)
 
 // A CPU's ring overflows: all its records (samples too) are lost for
 // 20 ms, then perf writes a LOST record. A thread that ran before the
@@ -97,5 +102,107 @@ func TestTrackerLostTime(t *testing.T) {
 	tr.flush()
 	if len(lost) != 1 || lost[0].Ref != 7 || lost[0].Period != uint64(31*ms-9*ms-10*ms/silencePeriods) {
 		t.Errorf("lost time %+v, want one of %d ns at ref 7", lost, 31*ms-9*ms-10*ms/silencePeriods)
+	}
+}
+
+// More evidence of a thread running through a loss, and where there is
+// none. The silence limit is 3 ms (a 1 ms period).
+func TestTrackerLossEvidence(t *testing.T) {
+	lostOn := func(at int64, cpu int) op { return op{Event: Event{Kind: KindLost, Time: at, CPU: cpu, Lost: 40}} }
+	every := func(from, to int64, pid, tid, cpu, ref0 int) (ops []op) {
+		for at := from; at <= to; at += ms {
+			ops = append(ops, smpCPU(at, pid, tid, cpu, ref0+int(at/ms)))
+		}
+		return ops
+	}
+	join := func(parts ...[]op) (ops []op) {
+		for _, p := range parts {
+			ops = append(ops, p...)
+		}
+		return ops
+	}
+	// 102 runs on CPU 1 all along (refs 1xx); 101 on CPU 0 (refs 2xx).
+	tests := []struct {
+		name string
+		rate bool
+		ops  []op
+		want map[int]int
+	}{
+		{
+			name: "no switch records: sampled right before and after a LOST of its CPU",
+			rate: true,
+			ops:  join(every(1*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 29*ms, 100, 102, 1, 100), []op{lostOn(30*ms, 0)}, every(31*ms, 33*ms, 100, 101, 0, 200)),
+			want: map[int]int{115: 2, 120: 2, 125: 2},
+		},
+		{
+			// 101 ran at 1 ms; CPU 0 printed a record of 103 at 20 ms, so the
+			// loss began after that: 101's silence is its own (it is rarely
+			// sampled, as a thread that runs little is).
+			name: "no switch records: sampled long before the loss began",
+			rate: true,
+			ops: join([]op{smpCPU(1*ms, 100, 101, 0, 201)}, every(10*ms, 29*ms, 100, 102, 1, 100),
+				[]op{smpCPU(20*ms+ms/2, 300, 103, 0, 300), lostOn(30*ms, 0), smpCPU(31*ms, 100, 101, 0, 231)}),
+			want: map[int]int{115: 1, 125: 1},
+		},
+		{
+			name: "CPU-wide: its SWITCH OUT on its CPU right after the LOST",
+			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
+				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
+				[]op{lostOn(30*ms, 0), wide(30*ms+ms/2, 100, 101, 0, true, 0, 0)}),
+			want: map[int]int{115: 2, 125: 2, 131: 1},
+		},
+		{
+			name: "CPU-wide: its EXIT right after the LOST",
+			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
+				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
+				[]op{lostOn(30*ms, 0), exit(30*ms+ms/2, 100, 101)}),
+			want: map[int]int{115: 2, 125: 2, 131: 1},
+		},
+		{
+			// Its OUT on CPU 1, where it never ran: not a sign of CPU 0.
+			name: "CPU-wide: an OUT on another CPU after the LOST",
+			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
+				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
+				[]op{lostOn(30*ms, 0), wide(30*ms+ms/2, 100, 101, 2, true, 0, 0)}),
+			want: map[int]int{115: 1, 125: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ops := slices.Clone(tc.ops)
+			slices.SortStableFunc(ops, func(a, b op) int { return cmp.Compare(a.Time, b.Time) })
+			got := run(t, config{Gap: 3 * ms, Rate: tc.rate}, ops)
+			for ref, want := range tc.want {
+				if got[ref] != want {
+					t.Errorf("sample %d: parallelism %d, want %d (all: %v)", ref, got[ref], want, got)
+				}
+			}
+		})
+	}
+}
+
+// A bridged thread's time in the loss has the parallelism its group's
+// samples in the loss saw, not the one where it resumed: 102 ran beside
+// it through the loss and left just before 101's first sample after it.
+func TestTrackerLostTimeParallelism(t *testing.T) {
+	var lostPar []float64
+	tr := newTracker(config{Gap: 3 * ms}, func(s sample, par float64, _ *group) {
+		if s.Lost {
+			lostPar = append(lostPar, par)
+		}
+	})
+	ops := []op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0), smpCPU(9*ms, 100, 101, 0, 1)}
+	for at := 10 * ms; at < 29*ms; at += ms {
+		ops = append(ops, smpCPU(at, 100, 102, 1, 2))
+	}
+	ops = append(ops, wide(29*ms, 100, 102, 1, true, 0, 0),
+		op{Event: Event{Kind: KindLost, Time: 30 * ms, CPU: 0, Lost: 40}},
+		smpCPU(30*ms+ms/2, 100, 101, 0, 3))
+	for _, o := range ops {
+		tr.add(&o.Event)
+	}
+	tr.flush()
+	if len(lostPar) != 1 || math.Abs(lostPar[0]-2) > 1e-9 {
+		t.Errorf("lost time released at parallelism %v, want one at 2", lostPar)
 	}
 }

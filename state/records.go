@@ -91,7 +91,7 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out, preempt bool, re
 		if preempt {
 			how = offRunnable
 		}
-		t.stop(th, now, how)
+		t.ownStop(th, now, how, cpu)
 	} else {
 		th.doubleIn = 0
 		if th.running && th.swIn {
@@ -157,7 +157,7 @@ func (t *tracker) exit(now int64, pid, tid int) {
 	if th := t.threads[tid]; th != nil {
 		th.g.off.touch(now)
 		th.exited, th.exitAt = true, now
-		t.stop(th, now, offGone)
+		t.ownStop(th, now, offGone, -1)
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})
 	}
@@ -178,9 +178,9 @@ func (t *tracker) lost(now int64, n uint64, cpu int) {
 		t.stats.FirstLostAt = now
 	}
 	if t.lostAt == nil {
-		t.lostAt = make(map[int]int64)
+		t.lostAt = make(map[int]lossWindow)
 	}
-	t.lostAt[cpu] = now
+	t.lostAt[cpu] = lossWindow{after: t.lastOn(cpu), at: now}
 	t.stats.LostEvents++
 	t.stats.Lost += n
 	t.advance(now)
@@ -222,6 +222,9 @@ func (t *tracker) flush() {
 
 // add dispatches an event to its input.
 func (t *tracker) add(e *Event) {
+	if e.CPU >= 0 && e.Kind != KindLost {
+		t.seenOn(e.CPU, e.Time)
+	}
 	switch e.Kind {
 	case KindSample:
 		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})

@@ -77,6 +77,11 @@ type sample struct {
 	Period uint64
 	Ref    int
 	Lost   bool // a thread's CPU time whose samples were lost (lost.go)
+	// Mark: a loss's pseudo-sample will ask for the parallelism of the
+	// samples from this one on (lost.go); MarkSeq is the pseudo-sample's
+	// mark.
+	Mark    bool
+	MarkSeq uint64
 }
 
 // config sets up a tracker.
@@ -184,6 +189,11 @@ type group struct {
 	open    []openSeg
 	ohead   int
 	off     offAcct
+	// The samples released so far and the sum of their 1/parallelism,
+	// and these sums where a loss's window began (lost.go).
+	relN     int64
+	relInv   float64
+	lossMark map[uint64]relSums
 }
 
 // tracker is the state machine. It is not safe for concurrent use.
@@ -199,11 +209,12 @@ type tracker struct {
 	stats   Stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
-	esplit  int           // exp[esplit:]: gaps the split has not heard are silent
-	dead    []deadThread  // exited threads, to forget later
-	lostAt  map[int]int64 // CPU (-1: not printed) -> its latest LOST record
-	ownSign bool          // the sign being taken is the thread's own sample (lost.go)
-	signCPU int           // and the CPU its thread was on before it
+	esplit  int                // exp[esplit:]: gaps the split has not heard are silent
+	dead    []deadThread       // exited threads, to forget later
+	lostAt  map[int]lossWindow // CPU (-1: not printed) -> its latest LOST record
+	cpuLast []int64            // CPU -> its latest record but a LOST (lost.go)
+	ownSign bool               // the sign being taken is the thread's own sample (lost.go)
+	signCPU int                // and the CPU its thread was on before it
 
 	// releaseOff receives shares of off-CPU time (nil: none wanted).
 	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
@@ -581,6 +592,19 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		return
 	}
 	th.segOpen = false
+	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
+		t.splitSilent(th) // the split takes it as off since its last sign
+		if t.ranThroughLoss(th, th.segTime, now) {
+			t.stats.Bridged++ // its records were lost, not its CPU
+			g.addAt(th.segSeq, parOne)
+			g.addAt(g.seq, -parOne)
+			// The split took it as off since its last sign: it ran.
+			t.ranThrough(th, th.segTime, now)
+			th.splitOff = false
+			t.lostTime(th, th.segTime, now)
+			return
+		}
+	}
 	limit, w := t.cfg.Gap, int64(parOne)
 	if t.rateMode() {
 		// No switch records: a thread sampled every period of its CPU
@@ -589,21 +613,7 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		limit = t.rateLimit()
 		w = int64(parOne * min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1))))
 	}
-	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
-		t.splitSilent(th) // the split takes it as off since its last sign
-	}
-	if t.cfg.Gap > 0 && now-th.segTime > limit && !t.rateMode() && t.ranThroughLoss(th, th.segTime, now) {
-		t.stats.Bridged++ // its records were lost, not its CPU
-		g.addAt(th.segSeq, w)
-		g.addAt(g.seq, -w)
-		if th.splitOff {
-			// The split took it as off since its last sign: it ran.
-			t.ranThrough(th, th.segTime, now)
-			th.splitOff = false
-		}
-		t.lostTime(th, th.segTime, now)
-		return
-	} else if t.cfg.Gap > 0 && now-th.segTime > limit {
+	if t.cfg.Gap > 0 && now-th.segTime > limit {
 		t.stats.SilentStops++
 		return // silent too long: not running in between
 	}
@@ -686,6 +696,15 @@ func (t *tracker) drain(g *group) {
 		g.acc += p.diff
 		par := float64(g.acc)/parOne + 1
 		s := p.s
+		if s.Mark {
+			g.markLoss(g.base)
+		}
+		if s.Lost {
+			par = g.lossParallelism(s.MarkSeq, par)
+		} else {
+			g.relN++
+			g.relInv += 1 / par
+		}
 		g.head++
 		g.base++
 		t.release(s, par, g)
