@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math"
 	"slices"
@@ -56,6 +57,7 @@ type genCompare struct {
 	shareErr        float64 // max over functions, points of %
 	procErr         float64 // max over processes with ≥ 10 ms of true wall, %
 	consBad, groups int     // groups over genConserved's limit
+	consStrict      int     // of them, or over it without the as-printed term
 	consWorst       float64 // max over groups of wall / time on CPU − 1, %
 }
 
@@ -63,9 +65,17 @@ type genCompare struct {
 // CPU, +1 %, + one period per thread, or the exact model's own wall if its
 // sampling noise is larger (small groups: a process of 2 threads living
 // 50 ms can be 6 % over), +0.1 % for the rounding of folded weights. A
-// group the truth does not know (comm-?) has none.
+// group the truth does not know (comm-?) has none. With clock skew, the
+// exact model reading the records as printed may be over that by a
+// sample (a sibling's sample printed just before an IN it truly came
+// after): that is the most the records support.
 func genConserved(tr genTruth, g string) float64 {
-	return max(1.01*float64(tr.onCPU[g])+float64(genPeriod*tr.nth[g]), 1.001*tr.group[g])
+	return max(1.01*float64(tr.onCPU[g])+float64(genPeriod*tr.nth[g]), 1.001*tr.group[g], 1.001*tr.printed[g])
+}
+
+func (tr genTruth) withoutPrinted() genTruth {
+	tr.printed = nil
+	return tr
 }
 
 func genCompareTo(tr genTruth, res genResult) genCompare {
@@ -94,6 +104,9 @@ func genCompareTo(tr genTruth, res genResult) genCompare {
 		c.groups++
 		if w > genConserved(tr, g) {
 			c.consBad++
+		}
+		if strict := tr; w > genConserved(strict.withoutPrinted(), g) {
+			c.consStrict++
 		}
 		if on > 0 {
 			c.consWorst = max(c.consWorst, 100*(w/on-1))
@@ -130,7 +143,7 @@ type genLimit struct {
 }
 
 // genLimits: the variants with records missing or late that are asserted.
-// Not yet: skew's conservation on short processes (2 of 1,725). "loss at
+// "loss at
 // a sample" is the worst case, shown but not asserted: a worker that runs
 // 50 µs every 20 ms has one sample in 400 ms, and a loss that starts at it
 // takes it; its 50 µs of CPU in the loss are all any reading of the
@@ -138,7 +151,7 @@ type genLimit struct {
 var genLimits = map[string]genLimit{
 	"no switch, per-task": {wall: 10, share: 2, conserved: true},
 	"no switch, CPU-wide": {wall: 10, share: 2, conserved: true},
-	"skew ±10µs":          {wall: 1},
+	"skew ±10µs":          {wall: 1, conserved: true},
 	"loss windows":        {wall: 4, share: 1.5, conserved: true},
 	"loss at a sample":    {wall: 4, conserved: true},
 	"late pids, file":     {wall: 2, share: 1, proc: 2},
@@ -165,8 +178,8 @@ var genWorkloads = []struct {
 // limits.
 func TestGeneratorMeasure(t *testing.T) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %4s %-20s %9s %9s %7s %7s %8s %9s %8s\n",
-		"workload", "cpus", "variant", "truth s", "wallfold", "wall%", "share", "proc%", "cons bad", "worst%")
+	fmt.Fprintf(&b, "%-8s %4s %-20s %9s %9s %7s %7s %8s %9s %6s %8s\n",
+		"workload", "cpus", "variant", "truth s", "wallfold", "wall%", "share", "proc%", "cons bad", "strict", "worst%")
 	for _, w := range genWorkloads {
 		t.Run(w.name+"/64", func(t *testing.T) { genMeasure(t, &b, w.name, w.make, 64, nil) })
 		if w.big != nil {
@@ -174,7 +187,7 @@ func TestGeneratorMeasure(t *testing.T) {
 		}
 	}
 	t.Logf("wallfold --weight=wall against the simulation's truth (wall%%: total error; share: max error of a function's share of wall, points; "+
-		"proc%%: max error of a process's wall, processes with ≥ 10 ms; cons bad: groups over their time on CPU (genConserved); worst%%: max wall / time on CPU − 1)\n%s", b.String())
+		"proc%%: max error of a process's wall, processes with ≥ 10 ms; cons bad: groups over their time on CPU (genConserved); strict: the same, without what a perfect model reads from skewed records as printed; worst%%: max wall / time on CPU − 1)\n%s", b.String())
 }
 
 // genMeasure writes the rows of one workload at cpus CPUs, of the
@@ -194,9 +207,12 @@ func genMeasure(t *testing.T, b *strings.Builder, name string, mk func(int, uint
 			tr = sim.truth(st.scope())
 			truths[st.scope()] = tr
 		}
+		if st.skew > 0 {
+			tr.printed = sim.asPrinted(tr, st)
+		}
 		c := genCompareTo(tr, genRun(t, sim.genWrite(st), st, v.stdin))
-		fmt.Fprintf(b, "%-8s %4d %-20s %9.4f %9.4f %+7.2f %7.2f %8.1f %4d/%-4d %8.1f\n",
-			name, cpus, v.name, c.truthWall, c.wall, c.wallErr, c.shareErr, c.procErr, c.consBad, c.groups, c.consWorst)
+		fmt.Fprintf(b, "%-8s %4d %-20s %9.4f %9.4f %+7.2f %7.2f %8.1f %4d/%-4d %6d %8.1f\n",
+			name, cpus, v.name, c.truthWall, c.wall, c.wallErr, c.shareErr, c.procErr, c.consBad, c.groups, c.consStrict, c.consWorst)
 		lim, ok := genLimits[v.name]
 		if i <= 1 {
 			lim, ok = genLimit{wall: 1, share: 0.5, conserved: true}, true
@@ -279,4 +295,58 @@ func TestGeneratorSanity(t *testing.T) {
 			t.Errorf("%s: %s", v.name, res.stderr)
 		}
 	}
+}
+
+// genSeeds is how many seeds TestGeneratorSeeds runs (go test -run
+// TestGeneratorSeeds -args -gen.seeds=8 for a wider look).
+var genSeeds = flag.Int("gen.seeds", 4, "seeds of TestGeneratorSeeds")
+
+// TestGeneratorSeeds runs the variants with records missing, late or out
+// of order on other simulations and writer seeds than TestGeneratorMeasure
+// picks, and asserts genLimits on each, so that a limit met is not one
+// seed's luck. Conservation under loss windows is counted, not asserted:
+// a thread switched in during a loss on a CPU it had not run on shows up
+// only at its first sample after it, and its siblings' samples in the
+// loss, released by then, missed it (1 group of about 13,800 over 8
+// seeds, by one sample).
+func TestGeneratorSeeds(t *testing.T) {
+	var b strings.Builder
+	variants := []string{"no switch, CPU-wide", "skew ±10µs", "loss windows", "loss at a sample", "late pids, stdin"}
+	for _, w := range genWorkloads {
+		for _, cpus := range []int{64, 256} {
+			if cpus == 256 && w.name != "lock" {
+				continue
+			}
+			for _, v := range genVariants {
+				if !slices.Contains(variants, v.name) {
+					continue
+				}
+				lim := genLimits[v.name]
+				var worstWall, worstShare, worstProc float64
+				bad, groups := 0, 0
+				for seed := 1; seed <= *genSeeds; seed++ {
+					sim := genSimulate(w.make(cpus, uint64(7*seed+1)))
+					st := v.style
+					st.seed = uint64(seed)
+					tr := sim.truth(st.scope())
+					if st.skew > 0 {
+						tr.printed = sim.asPrinted(tr, st)
+					}
+					c := genCompareTo(tr, genRun(t, sim.genWrite(st), st, v.stdin))
+					worstWall, worstShare, worstProc = max(worstWall, math.Abs(c.wallErr)), max(worstShare, c.shareErr), max(worstProc, c.procErr)
+					bad, groups = bad+c.consBad, groups+c.groups
+					if math.Abs(c.wallErr) > lim.wall || lim.share > 0 && c.shareErr > lim.share || lim.proc > 0 && c.procErr > lim.proc {
+						t.Errorf("%s/%d %s seed %d: wall %+.2f %% (limit %.0f), shares %.2f points (limit %.1f), a process %.1f %% (limit %.0f)",
+							w.name, cpus, v.name, seed, c.wallErr, lim.wall, c.shareErr, lim.share, c.procErr, lim.proc)
+					}
+					if lim.conserved && !strings.HasPrefix(v.name, "loss") && c.consBad > 0 {
+						t.Errorf("%s/%d %s seed %d: %d of %d groups over their time on CPU", w.name, cpus, v.name, seed, c.consBad, c.groups)
+					}
+				}
+				fmt.Fprintf(&b, "%-8s %4d %-20s worst wall %5.2f %%  share %5.2f  process %5.1f %%  over their time on CPU %d/%d\n",
+					w.name, cpus, v.name, worstWall, worstShare, worstProc, bad, groups)
+			}
+		}
+	}
+	t.Logf("over %d seeds:\n%s", *genSeeds, b.String())
 }

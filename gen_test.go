@@ -102,6 +102,7 @@ type genThread struct {
 	cpuTime                      int64 // for the sanity test
 	samples                      int
 	intervals                    [][2]int64 // on-CPU [start, end)
+	ivCPU                        []int      // each interval's CPU
 }
 
 func (th *genThread) leader() bool  { return th.pid == th.tid }
@@ -324,6 +325,7 @@ func (s *genSim) tick(th *genThread, now int64) {
 func (s *genSim) release(th *genThread, now int64, preempt, exit bool) {
 	c := th.cpu
 	th.intervals = append(th.intervals, [2]int64{th.runStart, now})
+	th.ivCPU = append(th.ivCPU, c)
 	s.running[c] = nil
 	var next *genThread
 	if len(s.queue) > 0 {
@@ -350,6 +352,9 @@ type genTruth struct {
 	onCPU  map[string]int64   // scope group -> time with ≥1 thread on CPU
 	nth    map[string]int     // scope group -> threads
 	span   int64
+	// printed: scope group -> wall from the records as printed, for a
+	// skewed style (asPrinted); nil otherwise.
+	printed map[string]float64
 }
 
 func genProcKey(th *genThread) string { return fmt.Sprintf("%s-%d", th.comm, th.pid) }
@@ -361,21 +366,52 @@ func (tr genTruth) groupOf(th *genThread) string {
 	return genProcKey(th)
 }
 
+// asPrinted is each scope group's wall as a perfect model gets it from
+// the records as st prints them: every time skewed by its CPU's clock.
+// Only an estimate of each CPU's offset could do better; with no skew it
+// is the truth's group wall.
+func (s *genSim) asPrinted(tr genTruth, st genStyle) map[string]float64 {
+	skew := s.skews(st, rand.New(rand.NewPCG(st.seed, 7)))
+	members := map[string][]*genThread{}
+	for _, th := range s.threads {
+		g := tr.groupOf(th)
+		members[g] = append(members[g], th)
+	}
+	steps := map[string]genSteps{}
+	for g, ths := range members {
+		steps[g] = genStepsOf(ths, skew)
+	}
+	wall := map[string]float64{}
+	for _, r := range s.recs {
+		if r.kind == genSample {
+			g := tr.groupOf(r.th)
+			wall[g] += float64(genPeriod) / float64(max(1, steps[g].at(r.t+skew[r.cpu])))
+		}
+	}
+	return wall
+}
+
 // genSteps is a group's number of threads on CPU as a step function.
 type genSteps struct {
 	t []int64
 	n []int // running threads from t[i] until t[i+1]
 }
 
-func genStepsOf(ths []*genThread) genSteps {
+// genStepsOf counts ths on CPU, each interval shifted by its CPU's skew
+// (nil: none).
+func genStepsOf(ths []*genThread, skew []int64) genSteps {
 	type d struct {
 		t int64
 		v int
 	}
 	var ds []d
 	for _, th := range ths {
-		for _, iv := range th.intervals {
-			ds = append(ds, d{iv[0], 1}, d{iv[1], -1})
+		for i, iv := range th.intervals {
+			var k int64
+			if skew != nil {
+				k = skew[th.ivCPU[i]]
+			}
+			ds = append(ds, d{iv[0] + k, 1}, d{iv[1] + k, -1})
 		}
 	}
 	// Ends before starts at the same instant: [start, end) intervals.
@@ -422,7 +458,7 @@ func (s *genSim) truth(scope string) genTruth {
 	}
 	steps := map[string]genSteps{}
 	for g, ths := range members {
-		steps[g] = genStepsOf(ths)
+		steps[g] = genStepsOf(ths, nil)
 		tr.onCPU[g], tr.nth[g] = steps[g].busy(), len(ths)
 	}
 	for i := range s.recs {
@@ -477,11 +513,8 @@ func (st genStyle) scope() string {
 func (s *genSim) genWrite(st genStyle) []byte {
 	r := rand.New(rand.NewPCG(st.seed, 7))
 	n := s.cfg.cpus
-	skew, lossFrom, lossTo := make([]int64, n), make([]int64, n), make([]int64, n)
-	for c := range skew {
-		if st.skew > 0 {
-			skew[c] = r.Int64N(2*st.skew+1) - st.skew
-		}
+	skew, lossFrom, lossTo := s.skews(st, r), make([]int64, n), make([]int64, n)
+	for c := range lossFrom {
 		lossFrom[c], lossTo[c] = -1, -1
 	}
 	if st.loss != genNoLoss {
@@ -559,6 +592,17 @@ func (s *genSim) genWrite(st genStyle) []byte {
 		b = s.appendRec(b, s.recs[k.seq], st, k.t)
 	}
 	return b
+}
+
+// skews draws each CPU's clock offset from r (genWrite's first draws).
+func (s *genSim) skews(st genStyle, r *rand.Rand) []int64 {
+	skew := make([]int64, s.cfg.cpus)
+	for c := range skew {
+		if st.skew > 0 {
+			skew[c] = r.Int64N(2*st.skew+1) - st.skew
+		}
+	}
+	return skew
 }
 
 // genPad appends v right-aligned in width (left-aligned if width < 0).
