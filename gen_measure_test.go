@@ -210,7 +210,13 @@ func genMeasure(t *testing.T, b *strings.Builder, name string, mk func(int, uint
 		if st.skew > 0 {
 			tr.printed = sim.asPrinted(tr, st)
 		}
-		c := genCompareTo(tr, genRun(t, sim.genWrite(st), st, v.stdin))
+		res := genRun(t, sim.genWrite(st), st, v.stdin)
+		// A skew is told where the records show it (a thread that moves
+		// to another CPU, or is forked, within the skew), never without.
+		if warned := strings.Contains(res.stderr, "perf record -k mono"); warned && st.skew == 0 || !warned && st.skew > 0 && name != "pool" {
+			t.Errorf("%s: skew warning %v: %s", v.name, warned, res.stderr)
+		}
+		c := genCompareTo(tr, res)
 		fmt.Fprintf(b, "%-8s %4d %-20s %9.4f %9.4f %+7.2f %7.2f %8.1f %4d/%-4d %6d %8.1f\n",
 			name, cpus, v.name, c.truthWall, c.wall, c.wallErr, c.shareErr, c.procErr, c.consBad, c.groups, c.consStrict, c.consWorst)
 		lim, ok := genLimits[v.name]

@@ -461,7 +461,10 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid and --show-task-events to perf script", st.UnknownPID))
 	}
 	if st.LostEvents > 0 {
-		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before and after a loss ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
+		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
+	}
+	if st.StaleRecords > 0 {
+		ws = append(ws, fmt.Sprintf("%d record(s) were written out of order by CPUs whose clocks disagree (by up to %.0f µs): they were taken in their true order where the records show it, and a sample printed that close to another thread's switch may count it wrongly; record with a clock all CPUs share (perf record -k mono)", st.StaleRecords, float64(st.StaleBy)/1e3))
 	}
 	if m.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))

@@ -35,7 +35,7 @@ func (t *tracker) addSample(s sample) {
 	t.signCPU = th.cpu // where it was: where its records may have been lost
 	cpu := s.CPU
 	if t.staleSampleCPU(th, s.Time, cpu) {
-		t.stats.StaleRecords++
+		t.stale(s.Time - th.inAt)
 		cpu = -1 // a sign of life, but not of where
 	}
 	t.onCPU(th, cpu, s.Time)
@@ -83,8 +83,8 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out, preempt bool, re
 		th.switchRef = ref
 	}
 	if out {
-		if t.staleOut(th, now, cpu) {
-			t.stats.StaleRecords++
+		if at := th.inAt; t.staleOut(th, now, cpu) {
+			t.stale(now - at)
 			return
 		}
 		how := offBlocked
@@ -134,7 +134,7 @@ func (t *tracker) fork(now int64, pid, tid, ppid int) {
 	t.advance(now)
 	t.noteParent(pid, ppid)
 	if old := t.threads[tid]; old != nil && t.staleFork(old, now) {
-		t.stats.StaleRecords++
+		t.stale(now - old.firstAt)
 	} else if old != nil {
 		// A reused tid: the old thread is gone.
 		old.exited = true

@@ -25,9 +25,11 @@ func (t *tracker) staleOut(th *thread, now int64, cpu int) bool {
 		th.doubleIn = 0
 		return true // CPU-wide: the OUT of the CPU it came from
 	}
-	if th.doubleIn != 0 && now-th.doubleIn <= skewLimit {
+	if th.doubleIn != 0 && now-th.doubleIn <= skewLimit && (cpu < 0 || th.cpu < 0) {
 		// Per-task (no CPU column): an IN while already in, then this
-		// OUT: the OUT belongs before that IN.
+		// OUT: the OUT belongs before that IN. With CPUs printed, an OUT
+		// on the CPU of the second IN is that run's (the first run's OUT
+		// was lost).
 		th.doubleIn = 0
 		return true
 	}
@@ -47,4 +49,11 @@ func (t *tracker) staleSampleCPU(th *thread, now int64, cpu int) bool {
 // reused tid's old thread has exited, or was last seen long before.
 func (t *tracker) staleFork(th *thread, now int64) bool {
 	return !th.exited && now-th.firstAt <= skewLimit
+}
+
+// stale counts a record written out of order, by printed time d after
+// the record it contradicts.
+func (t *tracker) stale(d int64) {
+	t.stats.StaleRecords++
+	t.stats.StaleBy = max(t.stats.StaleBy, d)
 }

@@ -137,3 +137,20 @@ func TestTrackerForkReusedTID(t *testing.T) {
 		t.Errorf("after a reused tid's FORK: parallelism %d, want 1", got[1])
 	}
 }
+
+// CPU-wide: a thread's OUT lost (a loss), its next IN on the same CPU
+// while already in, then its real OUT there: the OUT is that run's, not a
+// stale one (that rule is for per-task traces, which print no CPU).
+func TestTrackerDoubleInThenOutSameCPU(t *testing.T) {
+	got := run(t, config{Gap: 10 * ms}, []op{
+		wide(400_000, 100, 102, 1, false, 0, 0), wide(500_000, 100, 101, 0, false, 0, 0),
+		wide(2000_000, 100, 101, 0, false, 0, 0), // its OUT before this was lost
+		wide(2500_000, 100, 101, 0, true, 0, 0),  // a real OUT, 0.5 ms later
+		smpCPU(3000_000, 100, 102, 1, 1),
+		smpCPU(4000_000, 100, 102, 1, 2),
+		smpCPU(5000_000, 100, 101, 0, 3), // running again from here
+	})
+	if got[1] != 1 || got[2] != 1 {
+		t.Errorf("after 101's OUT on its CPU: parallelism %v, want 1", got)
+	}
+}

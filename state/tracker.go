@@ -115,9 +115,11 @@ type Stats struct {
 	FirstLostAt  int64
 	SilentStops  int // running threads taken as stopped after silence
 	ImplicitOuts int // threads taken off a CPU another thread took
-	// StaleRecords counts switch-outs and samples taken as written out of
-	// order by a CPU whose clock is behind (skew.go).
+	// StaleRecords counts switch-outs, samples and forks taken as written
+	// out of order by a CPU whose clock is behind (skew.go); the latest by
+	// StaleBy ns.
 	StaleRecords int
+	StaleBy      int64
 	// Bridged counts silences taken as running through lost records.
 	Bridged int
 	// Discontinuities counts steps back in time longer than the silence
