@@ -47,7 +47,7 @@ exits are inferred from silence); --show-lost-events shows where a ring buffer
 overflowed, and threads are bridged through the loss. System-wide traces
 (perf record -a) work too; each process then gets its own parallelism
 (--scope=process), or --tree=make makes a process and its descendants one
-group. In a VM whose CPUs' clocks disagree, perf record -k mono.
+group. Where CPUs' clocks disagree (some VMs), record with perf record -k mono.
 
 The whole wait, with the time when nothing runs (sleep, I/O, locks, a busy
 machine) under [blocked] and [runnable] at the stack that went off CPU:
