@@ -15,9 +15,16 @@ const lossHold = 64_000_000 // 64 ms
 
 // lostTime queues th's CPU time between its samples at from and at now,
 // bar the period the sample at now stands for, as one pseudo-sample where
-// it resumed: its samples in the loss are gone, its time is not.
+// it resumed: its samples in the loss are gone, its time is not. A thread
+// whose samples came every s > P apart before the loss ran P/s of the
+// time (it blocked briefly between them), and so of the loss.
 func (t *tracker) lostTime(th *thread, from, now int64) {
-	missing := now - from - t.cfg.Gap/silencePeriods
+	period := t.cfg.Gap / silencePeriods
+	ran := now - from
+	if th.spacing > period {
+		ran = int64(float64(ran) * float64(period) / float64(th.spacing))
+	}
+	missing := ran - period
 	if missing <= 0 || th.lastRef < 0 {
 		return
 	}
@@ -123,4 +130,18 @@ func (t *tracker) ranThroughLoss(th *thread, from, now int64) bool {
 		return true
 	}
 	return false
+}
+
+// noteSpacing follows the spacing of th's samples at now: the mean, with
+// weight 1/4 for the latest, of the spacings within the silence limit
+// (longer ones are blocks the switch records tell, or losses).
+func (t *tracker) noteSpacing(th *thread, now int64) {
+	if d := now - th.sampleAt; th.sampleAt != noTime && d > 0 && d <= t.cfg.Gap {
+		if th.spacing == 0 {
+			th.spacing = d
+		} else {
+			th.spacing += (d - th.spacing) / 4
+		}
+	}
+	th.sampleAt = now
 }

@@ -206,3 +206,28 @@ func TestTrackerLostTimeParallelism(t *testing.T) {
 		t.Errorf("lost time released at parallelism %v, want one at 2", lostPar)
 	}
 }
+
+// A thread sampled every 1.25 periods before a loss ran 80 % of the time
+// (it blocked briefly between samples): its time in the loss is 80 % of
+// it, not all of it.
+func TestTrackerLostTimeDuty(t *testing.T) {
+	var lost []sample
+	tr := newTracker(config{Gap: 3 * ms}, func(s sample, _ float64, _ *group) {
+		if s.Lost {
+			lost = append(lost, s)
+		}
+	})
+	ops := []op{wide(0, 100, 101, 0, false, 0, 0)}
+	for i := int64(1); i <= 8; i++ {
+		ops = append(ops, smpCPU(i*5*ms/4, 100, 101, 0, int(i))) // up to 10 ms
+	}
+	ops = append(ops, op{Event: Event{Kind: KindLost, Time: 30 * ms, CPU: 0, Lost: 40}}, smpCPU(30*ms+ms/2, 100, 101, 0, 9))
+	for _, o := range ops {
+		tr.add(&o.Event)
+	}
+	tr.flush()
+	want := (30*ms + ms/2 - 10*ms) * 4 / 5 // of the 20.5 ms, 80 %
+	if len(lost) != 1 || math.Abs(float64(lost[0].Period)-float64(want-ms)) > float64(ms)/100 {
+		t.Errorf("lost time %+v, want one of %d ns (80 %% of the loss, bar the period of the sample after it)", lost, want-ms)
+	}
+}

@@ -44,6 +44,7 @@ func (t *tracker) addSample(s sample) {
 	t.ownSign = true
 	t.closeGap(th, s.Time) // time lost before it goes to the stack before it
 	t.ownSign = false
+	t.noteSpacing(th, s.Time)
 	if s.Ref != OtherEvent {
 		th.lastRef = s.Ref
 	}

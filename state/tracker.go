@@ -157,6 +157,9 @@ type thread struct {
 	// IN, at inAt; an IN while already in, at doubleIn.
 	swIn           bool
 	inAt, doubleIn int64
+	// Its last sample's time, and the mean spacing of its samples within
+	// the silence limit (lost.go: its share of time on CPU).
+	sampleAt, spacing int64
 
 	// Off-CPU accounting (offcpu.go).
 	on, inSet, exited bool
@@ -420,7 +423,7 @@ func (t *tracker) thread(pid, tid int) *thread {
 		}
 	}
 	th = &thread{tid: tid, pid: pid, cpu: -1, pidGuessed: guessed, firstAt: t.now,
-		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}
+		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent, sampleAt: noTime}
 	th.g = t.group(pid)
 	th.g.threads++
 	t.threads[tid] = th
