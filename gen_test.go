@@ -519,11 +519,12 @@ func (s *genSim) genWrite(st genStyle) []byte {
 	}
 	if st.loss != genNoLoss {
 		// A ring overflows where records flow: each CPU that has samples
-		// loses 5-50 ms once, from a record picked at random (the first
-		// record the full ring has no room for), or (genLossAtSample) from
-		// one of its samples: the worst case for a thread that runs
-		// rarely, whose one sample in a long while is then always lost.
-		seen, sampled := make([]int, n), make([]bool, n)
+		// loses 5-50 ms once, from the first record the full ring has no
+		// room for, a record picked at random with odds by its size in the
+		// ring; or (genLossAtSample) from one of its samples: the worst
+		// case for a thread that runs rarely, whose one sample in a long
+		// while is then always lost.
+		seen, sampled := make([]int64, n), make([]bool, n)
 		for _, rec := range s.recs {
 			if rec.kind == genSample {
 				sampled[rec.cpu] = true
@@ -531,7 +532,8 @@ func (s *genSim) genWrite(st genStyle) []byte {
 			if st.loss == genLossAtSample && rec.kind != genSample {
 				continue
 			}
-			if seen[rec.cpu]++; r.IntN(seen[rec.cpu]) == 0 {
+			size := genRecordSize(rec, st)
+			if seen[rec.cpu] += size; size > 0 && r.Int64N(seen[rec.cpu]) < size {
 				lossFrom[rec.cpu] = rec.t + skew[rec.cpu]
 			}
 		}
@@ -592,6 +594,22 @@ func (s *genSim) genWrite(st genStyle) []byte {
 		b = s.appendRec(b, s.recs[k.seq], st, k.t)
 	}
 	return b
+}
+
+// genRecordSize is the bytes rec takes in the ring buffer as st records
+// it (perf's record header, fields and sample_id), 0 if not recorded: a
+// sample with its 2-frame callchain 80, a CPU-wide switch's out and in
+// records 40 each, a FORK or EXIT 56.
+func genRecordSize(rec genRec, st genStyle) int64 {
+	switch {
+	case rec.kind == genSample:
+		return 80
+	case rec.kind == genSwitch && st.switches:
+		return 80
+	case (rec.kind == genFork || rec.kind == genExit) && st.taskEvents:
+		return 56
+	}
+	return 0
 }
 
 // skews draws each CPU's clock offset from r (genWrite's first draws).

@@ -197,7 +197,7 @@ func TestTrackerMemoryExitedThreads(t *testing.T) {
 				tid := 1000 + i
 				tr.fork(now, tid, tid, -1)
 				tr.addSample(sample{Time: now + 1, PID: tid, TID: tid, CPU: -1, Period: 1e6, Ref: i})
-				tr.exit(now+2, tid, tid)
+				tr.exit(now+2, tid, tid, -1)
 			}
 		}
 		var m0, m1 runtime.MemStats

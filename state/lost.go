@@ -13,18 +13,23 @@ package state
 // the end of a loss window). Samples of its group wait that much longer.
 const lossHold = 64_000_000 // 64 ms
 
+// lossRun is how much of [from, now], a loss it ran through, th ran: a
+// thread whose samples came every s > P apart before the loss ran P/s of
+// the time (it blocked briefly between them), and so of the loss.
+func (t *tracker) lossRun(th *thread, from, now int64) int64 {
+	period := t.cfg.Gap / silencePeriods
+	if th.spacing > period {
+		return int64(float64(now-from) * float64(period) / float64(th.spacing))
+	}
+	return now - from
+}
+
 // lostTime queues th's CPU time between its samples at from and at now,
 // bar the period the sample at now stands for, as one pseudo-sample where
-// it resumed: its samples in the loss are gone, its time is not. A thread
-// whose samples came every s > P apart before the loss ran P/s of the
-// time (it blocked briefly between them), and so of the loss.
+// it resumed: its samples in the loss are gone, its time is not.
 func (t *tracker) lostTime(th *thread, from, now int64) {
 	period := t.cfg.Gap / silencePeriods
-	ran := now - from
-	if th.spacing > period {
-		ran = int64(float64(ran) * float64(period) / float64(th.spacing))
-	}
-	missing := ran - period
+	missing := t.lossRun(th, from, now) - period
 	if missing <= 0 || th.lastRef < 0 {
 		return
 	}
@@ -85,12 +90,22 @@ func (t *tracker) ownStop(th *thread, now int64, how offHow, cpu int) {
 // lossWindow is what a LOST record tells of its CPU's loss: it began
 // after the CPU's last record printed before it (after; noTime if none is
 // known) and ended at the LOST (at).
-type lossWindow struct{ after, at int64 }
+type lossWindow struct {
+	after, at int64
+	n         uint64 // records lost
+}
 
 const noTime = -1 << 62
 
+// maxCPU bounds the CPUs whose records are followed (Linux allows 8192):
+// a corrupt CPU column must not size a table.
+const maxCPU = 1 << 16
+
 // seenOn notes a record of cpu at now.
 func (t *tracker) seenOn(cpu int, now int64) {
+	if cpu >= maxCPU {
+		return
+	}
 	for cpu >= len(t.cpuLast) {
 		t.cpuLast = append(t.cpuLast, noTime)
 	}
@@ -126,6 +141,12 @@ func (t *tracker) ranThroughLoss(th *thread, from, now int64) bool {
 		}
 		if w.after != noTime && w.after-from > t.cfg.Gap || w.after == noTime && t.rateMode() {
 			continue // silent long before the loss began
+		}
+		if t.lossRun(th, from, now) > int64(w.n+2)*(t.cfg.Gap/silencePeriods) {
+			// It would have lost more samples than the LOST says were lost
+			// (its CPU may have been idle, printing nothing, before the
+			// loss began).
+			continue
 		}
 		return true
 	}

@@ -155,8 +155,24 @@ func TestTrackerLossEvidence(t *testing.T) {
 			name: "CPU-wide: its EXIT right after the LOST",
 			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
 				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
-				[]op{lostOn(30*ms, 0), exit(30*ms+ms/2, 100, 101)}),
+				[]op{lostOn(30*ms, 0), exitCPU(30*ms+ms/2, 100, 101, 0)}),
 			want: map[int]int{115: 2, 125: 2, 131: 1},
+		},
+		{
+			name: "CPU-wide: its EXIT printed by another CPU after the LOST",
+			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
+				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
+				[]op{lostOn(30*ms, 0), exitCPU(30*ms+ms/2, 100, 101, 2)}),
+			want: map[int]int{115: 1, 125: 1},
+		},
+		{
+			// The LOST says 3 records were lost; running through 20 ms, 101
+			// would have lost 20 samples: its CPU was idle before the loss.
+			name: "CPU-wide: fewer records lost than its samples in the loss",
+			ops: join([]op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0)},
+				every(2*ms, 9*ms, 100, 101, 0, 200), every(10*ms, 34*ms, 100, 102, 1, 100),
+				[]op{{Event: Event{Kind: KindLost, Time: 30 * ms, CPU: 0, Lost: 3}}, smpCPU(30*ms+ms/2, 100, 101, 0, 231)}),
+			want: map[int]int{115: 1, 125: 1},
 		},
 		{
 			// Its OUT on CPU 1, where it never ran: not a sign of CPU 0.
@@ -229,5 +245,18 @@ func TestTrackerLostTimeDuty(t *testing.T) {
 	want := (30*ms + ms/2 - 10*ms) * 4 / 5 // of the 20.5 ms, 80 %
 	if len(lost) != 1 || math.Abs(float64(lost[0].Period)-float64(want-ms)) > float64(ms)/100 {
 		t.Errorf("lost time %+v, want one of %d ns (80 %% of the loss, bar the period of the sample after it)", lost, want-ms)
+	}
+}
+
+// A corrupt CPU column (perf prints up to 18 digits) must not size a
+// table: the run goes on with that record's CPU unknown for losses.
+func TestTrackerHugeCPU(t *testing.T) {
+	tr := newTracker(config{Gap: 3 * ms}, func(sample, float64, *group) {})
+	for _, o := range []op{smpCPU(1*ms, 100, 101, 0, 1), smpCPU(2*ms, 100, 101, 999_999_999, 2), smpCPU(3*ms, 100, 101, 1<<40, 3)} {
+		tr.add(&o.Event)
+	}
+	tr.flush()
+	if len(tr.cpuLast) > maxCPU {
+		t.Errorf("cpuLast has %d entries", len(tr.cpuLast))
 	}
 }

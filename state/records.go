@@ -150,7 +150,7 @@ func (t *tracker) fork(now int64, pid, tid, ppid int) {
 }
 
 // exit ends a thread: the kernel writes no SWITCH OUT for it.
-func (t *tracker) exit(now int64, pid, tid int) {
+func (t *tracker) exit(now int64, pid, tid, cpu int) {
 	t.stats.TaskEvents++
 	t.stats.Exits++
 	t.advance(now)
@@ -158,7 +158,7 @@ func (t *tracker) exit(now int64, pid, tid int) {
 	if th := t.threads[tid]; th != nil {
 		th.g.off.touch(now)
 		th.exited, th.exitAt = true, now
-		t.ownStop(th, now, offGone, -1)
+		t.ownStop(th, now, offGone, cpu)
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})
 	}
@@ -181,7 +181,7 @@ func (t *tracker) lost(now int64, n uint64, cpu int) {
 	if t.lostAt == nil {
 		t.lostAt = make(map[int]lossWindow)
 	}
-	t.lostAt[cpu] = lossWindow{after: t.lastOn(cpu), at: now}
+	t.lostAt[cpu] = lossWindow{after: t.lastOn(cpu), at: now, n: n}
 	t.stats.LostEvents++
 	t.stats.Lost += n
 	t.advance(now)
@@ -238,7 +238,7 @@ func (t *tracker) add(e *Event) {
 	case KindBlockStack:
 		t.blockStackAt(e.Time, e.PID, e.TID, e.Ref)
 	case KindExit:
-		t.exit(e.Time, e.PID, e.TID)
+		t.exit(e.Time, e.PID, e.TID, e.CPU)
 	case KindComm:
 		t.comm(e.Time, e.PID, e.TID)
 	case KindLost:

@@ -48,7 +48,8 @@ func (t *tracker) staleSampleCPU(th *thread, now int64, cpu int) bool {
 // behind): th is that new thread, not an old one whose tid is reused. A
 // reused tid's old thread has exited, or was last seen long before.
 func (t *tracker) staleFork(th *thread, now int64) bool {
-	return !th.exited && now-th.firstAt <= skewLimit
+	d := now - th.firstAt
+	return !th.exited && d >= 0 && d <= skewLimit
 }
 
 // stale counts a record written out of order, by printed time d after

@@ -154,3 +154,18 @@ func TestTrackerDoubleInThenOutSameCPU(t *testing.T) {
 		t.Errorf("after 101's OUT on its CPU: parallelism %v, want 1", got)
 	}
 }
+
+// A FORK printed before the thread's first record (time stepped back) is
+// not a late one: the tid is reused, the old thread ends.
+func TestTrackerForkBeforeFirstRecord(t *testing.T) {
+	got := run(t, config{Gap: 10 * ms}, []op{
+		wide(400_000, 100, 100, 0, false, 0, 0),
+		wide(5000_000, 100, 101, 1, false, 0, 0),
+		fork(4000_000, 100, 101), // 1 ms before 101's first record
+		smpCPU(5500_000, 100, 100, 0, 1),
+		smpCPU(6000_000, 100, 101, 1, 2), // the new 101 runs from here
+	})
+	if got[1] != 1 {
+		t.Errorf("after a FORK printed before its tid's first record: parallelism %d, want 1", got[1])
+	}
+}

@@ -601,8 +601,10 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		t.splitSilent(th) // the split takes it as off since its last sign
 		if t.ranThroughLoss(th, th.segTime, now) {
 			t.stats.Bridged++ // its records were lost, not its CPU
-			g.addAt(th.segSeq, parOne)
-			g.addAt(g.seq, -parOne)
+			// It counts for the others as much as it ran (lossRun).
+			w := int64(parOne * (float64(t.lossRun(th, th.segTime, now)) / float64(now-th.segTime)))
+			g.addAt(th.segSeq, w)
+			g.addAt(g.seq, -w)
 			// The split took it as off since its last sign: it ran.
 			t.ranThrough(th, th.segTime, now)
 			th.splitOff = false
@@ -701,14 +703,16 @@ func (t *tracker) drain(g *group) {
 		g.acc += p.diff
 		par := float64(g.acc)/parOne + 1
 		s := p.s
-		if s.Mark {
-			g.markLoss(g.base)
-		}
-		if s.Lost {
-			par = g.lossParallelism(s.MarkSeq, par)
-		} else {
-			g.relN++
-			g.relInv += 1 / par
+		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
+			if s.Mark {
+				g.markLoss(g.base)
+			}
+			if s.Lost {
+				par = g.lossParallelism(s.MarkSeq, par)
+			} else {
+				g.relN++
+				g.relInv += 1 / par
+			}
 		}
 		g.head++
 		g.base++

@@ -31,8 +31,9 @@ func outCPU(at int64, pid, tid, cpu int) op {
 func fork(at int64, pid, tid int) op {
 	return op{Event: Event{Kind: KindFork, Time: at, PID: pid, TID: tid}}
 }
-func exit(at int64, pid, tid int) op {
-	return op{Event: Event{Kind: KindExit, Time: at, PID: pid, TID: tid}}
+func exit(at int64, pid, tid int) op { return exitCPU(at, pid, tid, -1) }
+func exitCPU(at int64, pid, tid, cpu int) op {
+	return op{Event: Event{Kind: KindExit, Time: at, PID: pid, TID: tid, CPU: cpu}}
 }
 func comm(at int64, pid, tid int) op {
 	return op{Event: Event{Kind: KindComm, Time: at, PID: pid, TID: tid}}
