@@ -34,43 +34,71 @@ func (t *tracker) lostTime(th *thread, from, now int64) {
 		return
 	}
 	g := th.g
-	ps := sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1, Period: uint64(missing), Ref: th.lastRef, Lost: true}
-	if th.segSeq >= g.base && th.segSeq < g.seq { // samples of the group in the loss: mark the first
-		g.q[g.head+int(th.segSeq-g.base)].s.Mark = true
-		ps.Mark, ps.MarkSeq = false, th.segSeq
-	} else {
-		ps.MarkSeq = g.seq + 1 // none: its own parallelism
+	if th.segSeq >= g.base && th.segSeq < g.seq { // samples of the group in the loss
+		g.markLoss(th.segSeq, g.seq)
 	}
-	g.q = append(g.q, pending{s: ps, diff: g.tail})
+	g.q = append(g.q, pending{s: sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1,
+		Period: uint64(missing), Ref: th.lastRef, Lost: true}, diff: g.tail})
 	g.tail = 0
 	g.seq++
 }
 
-// relSums are a group's released samples and their sum of 1/parallelism.
+// relSums are a group's released samples and their sum of 1/parallelism
+// (where a loss began), and how many pseudo-samples will ask for them.
 type relSums struct {
-	n   int64
-	inv float64
+	n    int64
+	inv  float64
+	refs int
 }
 
-// markLoss notes the sums before the sample seq, where a loss began.
-func (g *group) markLoss(seq uint64) {
+// markLoss asks for the sums before the sample from, where a loss began,
+// for the pseudo-sample at seq pseudo.
+func (g *group) markLoss(from, pseudo uint64) {
 	if g.lossMark == nil {
-		g.lossMark = make(map[uint64]relSums)
+		g.lossMark, g.pseudoMark = make(map[uint64]relSums), make(map[uint64]uint64)
 	}
-	g.lossMark[seq] = relSums{g.relN, g.relInv}
+	g.pseudoMark[pseudo] = from
+	m, ok := g.lossMark[from]
+	m.refs++
+	g.lossMark[from] = m
+	if !ok { // keep g.marks sorted: released in seq order
+		i := len(g.marks)
+		g.marks = append(g.marks, from)
+		for ; i > 0 && g.marks[i-1] > from; i-- {
+			g.marks[i] = g.marks[i-1]
+		}
+		g.marks[i] = from
+	}
 }
 
-// lossParallelism is the parallelism of a thread's time in a loss: its
-// samples there would have seen the group's threads that its group's
-// samples there saw (each of them counts the lost thread, bridged, and
-// itself), so it is their harmonic mean. Without such samples it is par,
-// the parallelism where the thread resumed.
-func (g *group) lossParallelism(mark uint64, par float64) float64 {
-	m, ok := g.lossMark[mark]
+// releasedSums notes the sums before the sample seq is released, if a
+// loss began there.
+func (g *group) releasedSums(seq uint64) {
+	if seq == g.marks[0] {
+		m := g.lossMark[seq]
+		m.n, m.inv = g.relN, g.relInv
+		g.lossMark[seq] = m
+		g.marks = g.marks[1:]
+	}
+}
+
+// lossParallelism is the parallelism of a thread's time in a loss (the
+// pseudo-sample at seq): its samples there would have seen the group's
+// threads that its group's samples there saw (each of them counts the lost
+// thread, bridged, and itself), so it is their harmonic mean. Without such
+// samples it is par, the parallelism where the thread resumed.
+func (g *group) lossParallelism(seq uint64, par float64) float64 {
+	from, ok := g.pseudoMark[seq]
 	if !ok {
 		return par
 	}
-	delete(g.lossMark, mark)
+	delete(g.pseudoMark, seq)
+	m := g.lossMark[from]
+	if m.refs--; m.refs == 0 {
+		delete(g.lossMark, from)
+	} else {
+		g.lossMark[from] = m
+	}
 	if n := g.relN - m.n; n > 0 {
 		return max(1, float64(n)/(g.relInv-m.inv))
 	}

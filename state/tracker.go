@@ -77,11 +77,6 @@ type sample struct {
 	Period uint64
 	Ref    int
 	Lost   bool // a thread's CPU time whose samples were lost (lost.go)
-	// Mark: a loss's pseudo-sample will ask for the parallelism of the
-	// samples from this one on (lost.go); MarkSeq is the pseudo-sample's
-	// mark.
-	Mark    bool
-	MarkSeq uint64
 }
 
 // config sets up a tracker.
@@ -196,9 +191,11 @@ type group struct {
 	off     offAcct
 	// The samples released so far and the sum of their 1/parallelism,
 	// and these sums where a loss's window began (lost.go).
-	relN     int64
-	relInv   float64
-	lossMark map[uint64]relSums
+	relN       int64
+	relInv     float64
+	lossMark   map[uint64]relSums // seq where a loss began -> sums there
+	pseudoMark map[uint64]uint64  // a loss's pseudo-sample's seq -> where it began
+	marks      []uint64           // lossMark's seqs not released yet, in order
 }
 
 // tracker is the state machine. It is not safe for concurrent use.
@@ -704,11 +701,11 @@ func (t *tracker) drain(g *group) {
 		par := float64(g.acc)/parOne + 1
 		s := p.s
 		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
-			if s.Mark {
-				g.markLoss(g.base)
+			if len(g.marks) > 0 {
+				g.releasedSums(g.base)
 			}
 			if s.Lost {
-				par = g.lossParallelism(s.MarkSeq, par)
+				par = g.lossParallelism(g.base, par)
 			} else {
 				g.relN++
 				g.relInv += 1 / par
