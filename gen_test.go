@@ -372,15 +372,7 @@ func (tr genTruth) groupOf(th *genThread) string {
 // is the truth's group wall.
 func (s *genSim) asPrinted(tr genTruth, st genStyle) map[string]float64 {
 	skew := s.skews(st, rand.New(rand.NewPCG(st.seed, 7)))
-	members := map[string][]*genThread{}
-	for _, th := range s.threads {
-		g := tr.groupOf(th)
-		members[g] = append(members[g], th)
-	}
-	steps := map[string]genSteps{}
-	for g, ths := range members {
-		steps[g] = genStepsOf(ths, skew)
-	}
+	steps, _ := s.groupSteps(tr, skew)
 	wall := map[string]float64{}
 	for _, r := range s.recs {
 		if r.kind == genSample {
@@ -389,6 +381,21 @@ func (s *genSim) asPrinted(tr genTruth, st genStyle) map[string]float64 {
 		}
 	}
 	return wall
+}
+
+// groupSteps is each scope group's threads on CPU (genStepsOf, with
+// skew), and its number of threads.
+func (s *genSim) groupSteps(tr genTruth, skew []int64) (map[string]genSteps, map[string]int) {
+	members := map[string][]*genThread{}
+	for _, th := range s.threads {
+		g := tr.groupOf(th)
+		members[g] = append(members[g], th)
+	}
+	steps, nth := map[string]genSteps{}, map[string]int{}
+	for g, ths := range members {
+		steps[g], nth[g] = genStepsOf(ths, skew), len(ths)
+	}
+	return steps, nth
 }
 
 // genSteps is a group's number of threads on CPU as a step function.
@@ -451,15 +458,9 @@ func (st genSteps) busy() (d int64) {
 func (s *genSim) truth(scope string) genTruth {
 	tr := genTruth{scope: scope, byFn: map[string]float64{}, byProc: map[string]float64{},
 		group: map[string]float64{}, onCPU: map[string]int64{}, nth: map[string]int{}}
-	members := map[string][]*genThread{}
-	for _, th := range s.threads {
-		g := tr.groupOf(th)
-		members[g] = append(members[g], th)
-	}
-	steps := map[string]genSteps{}
-	for g, ths := range members {
-		steps[g] = genStepsOf(ths, nil)
-		tr.onCPU[g], tr.nth[g] = steps[g].busy(), len(ths)
+	steps, nth := s.groupSteps(tr, nil)
+	for g, st := range steps {
+		tr.onCPU[g], tr.nth[g] = st.busy(), nth[g]
 	}
 	for i := range s.recs {
 		r := &s.recs[i]
