@@ -72,11 +72,7 @@ func TestTrackerBridgesLostWindow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := run(t, config{Gap: gap}, tc.ops)
-			for ref, want := range tc.want {
-				if got[ref] != want {
-					t.Errorf("sample %d: parallelism %d, want %d (all: %v)", ref, got[ref], want, got)
-				}
-			}
+			wantParallelism(t, got, tc.want)
 		})
 	}
 }
@@ -188,11 +184,7 @@ func TestTrackerLossEvidence(t *testing.T) {
 			ops := slices.Clone(tc.ops)
 			slices.SortStableFunc(ops, func(a, b op) int { return cmp.Compare(a.Time, b.Time) })
 			got := run(t, config{Gap: 3 * ms, Rate: tc.rate}, ops)
-			for ref, want := range tc.want {
-				if got[ref] != want {
-					t.Errorf("sample %d: parallelism %d, want %d (all: %v)", ref, got[ref], want, got)
-				}
-			}
+			wantParallelism(t, got, tc.want)
 		})
 	}
 }

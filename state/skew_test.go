@@ -81,11 +81,7 @@ func TestTrackerClockSkew(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := run(t, config{Gap: gap}, tc.ops)
-			for ref, want := range tc.want {
-				if got[ref] != want {
-					t.Errorf("sample %d: parallelism %d, want %d (all: %v)", ref, got[ref], want, got)
-				}
-			}
+			wantParallelism(t, got, tc.want)
 		})
 	}
 }

@@ -44,6 +44,16 @@ func wide(at int64, pid, tid, cpu int, isOut bool, peerPID, peerTID int) op {
 	return op{Event: Event{Kind: KindSwitchCPUWide, Time: at, PID: pid, TID: tid, CPU: cpu, Out: isOut, PeerPID: peerPID, PeerTID: peerTID}}
 }
 
+// wantParallelism checks the parallelism of the refs in want.
+func wantParallelism(t *testing.T, got, want map[int]int) {
+	t.Helper()
+	for ref, w := range want {
+		if got[ref] != w {
+			t.Errorf("sample %d: parallelism %d, want %d (all: %v)", ref, got[ref], w, got)
+		}
+	}
+}
+
 // run feeds ops to a tracker, flushes, and returns each ref's parallelism;
 // it fails the test if a sample is released twice or never.
 func run(t *testing.T, cfg config, ops []op) map[int]int {
