@@ -2,6 +2,8 @@ package emit
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/wallfold/wallfold/state"
@@ -126,12 +128,7 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 		cum := map[string]float64{}
 		byComm := map[string]float64{}
 		// In ref order: float sums must not depend on map order.
-		refs := make([]int, 0, len(sg.serial))
-		for ref := range sg.serial {
-			refs = append(refs, ref)
-		}
-		sort.Ints(refs)
-		for _, ref := range refs {
+		for _, ref := range slices.Sorted(maps.Keys(sg.serial)) {
 			w := sg.serial[ref]
 			byComm[c.commOf(ref)] += w
 			names := c.framesOf(ref)

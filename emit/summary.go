@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,11 +136,7 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 			fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): %s\n",
 				100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()), where)
 		}
-		levels := make([]int, 0, len(g.Levels))
-		for p := range g.Levels {
-			levels = append(levels, p)
-		}
-		sort.Ints(levels)
+		levels := slices.Sorted(maps.Keys(g.Levels))
 		fmt.Fprintf(bw, "  %11s  %-29s %s\n", "parallelism", "wall", "cpu")
 		for _, p := range levels {
 			lv := g.Levels[p]

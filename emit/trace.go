@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/wallfold/wallfold/state"
@@ -214,21 +215,12 @@ func (t *traceWriter) serialName(tid int) string {
 func (c *Collector) EndTrace() error {
 	t := c.tl
 	_, last, _ := c.trace.Span()
-	tids := make([]int, 0, len(t.threads))
-	for tid := range t.threads {
-		tids = append(tids, tid)
-	}
-	sort.Ints(tids)
+	tids := slices.Sorted(maps.Keys(t.threads))
 	for _, tid := range tids {
 		th := t.threads[tid]
 		t.end(th, tid, max(last, th.last))
 	}
-	keys := make([]int, 0, len(t.groups))
-	for k := range t.groups {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.groups)) {
 		g := t.groups[k]
 		if g.serialTID >= 0 {
 			t.slice(k, 0, t.serialName(g.serialTID), "serial", g.serialAt, last)
