@@ -75,9 +75,4 @@ func TestRecordUsage(t *testing.T) {
 	if code := run([]string{"record"}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), "-- CMD") {
 		t.Errorf("no command: exit %d, %q", code, errb.String())
 	}
-	for path, want := range map[string]string{"a.svg": "svg", "a.json": "trace", "a.pb.gz": "pprof", "a.folded": "folded", "a.txt": "summary", "a.top": "top"} {
-		if got := formatOf(path); got != want {
-			t.Errorf("formatOf(%q) = %q, want %q", path, got, want)
-		}
-	}
 }

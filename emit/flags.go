@@ -7,27 +7,6 @@ import (
 	"time"
 )
 
-// UnmarshalText decodes "folded", "pprof" or "summary" (for flags).
-func (f *Format) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "folded":
-		*f = Folded
-	case "pprof":
-		*f = Pprof
-	case "summary":
-		*f = Summary
-	case "top":
-		*f = Top
-	case "svg":
-		*f = SVG
-	case "trace":
-		*f = ChromeTrace
-	default:
-		return fmt.Errorf("format %q: want folded, pprof, summary, top, svg or trace", b)
-	}
-	return nil
-}
-
 // UnmarshalText decodes "wall" or "cpu" (for flags).
 func (w *Weight) UnmarshalText(b []byte) error {
 	switch string(b) {
@@ -39,15 +18,6 @@ func (w *Weight) UnmarshalText(b []byte) error {
 		return fmt.Errorf("weight %q: want wall or cpu", b)
 	}
 	return nil
-}
-
-var formatNames = [...]string{"folded", "pprof", "summary", "top", "svg", "trace"}
-
-func (f Format) String() string {
-	if int(f) < len(formatNames) {
-		return formatNames[f]
-	}
-	return "unknown"
 }
 
 func (w Weight) String() string {

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -9,8 +10,10 @@ import (
 	"github.com/wallfold/wallfold/state"
 )
 
-// summaryGatherer gathers the parallelism story of each scope group.
-type summaryGatherer struct {
+// Summarizer gathers the parallelism story of each scope group from the
+// samples on CPU, for WriteSummary (the Summary format, or --summary
+// beside another).
+type Summarizer struct {
 	groups      map[int]*sumGroup
 	idleCPU     float64 // idle samples, left out of the groups
 	idleSamples int
@@ -23,26 +26,28 @@ type sumGroup struct {
 	cpu, wall  float64
 	start, end int64
 	levels     map[int]*[2]float64
-	serial     map[int]float64 // Ref -> wall at parallelism 1
+	serial     map[uint32]float64 // Ref -> wall at parallelism 1
 	rootComm   string          // the name of the group's own process
 }
 
-func newSummaryGatherer() *summaryGatherer {
-	return &summaryGatherer{groups: make(map[int]*sumGroup)}
+// NewSummarizer returns an empty Summarizer.
+func NewSummarizer() *Summarizer {
+	return &Summarizer{groups: make(map[int]*sumGroup)}
 }
 
-func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
+// Add takes a sample on CPU; names tells its thread's name.
+func (g *Summarizer) Add(w *Sample, names Namer) {
 	if w.Parallelism == 0 {
 		// The idle task: its CPU time is nobody's work.
 		g.idleCPU += float64(w.Period)
 		g.idleSamples++
 		return
 	}
-	comm := c.commOf(w.Ref)
+	comm := names.Comm(w.Ref)
 	sg := g.groups[w.Group]
 	if sg == nil {
 		sg = &sumGroup{comm: comm, key: w.Group, start: w.Time,
-			levels: map[int]*[2]float64{}, serial: map[int]float64{}}
+			levels: map[int]*[2]float64{}, serial: map[uint32]float64{}}
 		g.groups[w.Group] = sg
 	}
 	sg.samples++
@@ -52,7 +57,7 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 		sg.rootComm = comm
 	}
 	sg.cpu += float64(w.Period)
-	sg.wall += wall
+	sg.wall += w.Wall
 	if w.Time < sg.start {
 		sg.start = w.Time
 	}
@@ -64,39 +69,29 @@ func (g *summaryGatherer) add(c *Collector, w *state.Weighted, wall float64) {
 		lv = new([2]float64)
 		sg.levels[w.Parallelism] = lv
 	}
-	lv[0] += wall
+	lv[0] += w.Wall
 	lv[1] += float64(w.Period)
 	if w.Parallelism == 1 {
-		sg.serial[w.Ref] += wall
+		sg.serial[w.Ref] += w.Wall
 	}
 }
 
-// commOf returns the thread name of a sample reference.
-func (c *Collector) commOf(ref int) string {
-	if c.prof != nil {
-		return c.prof.CommName(c.refs[ref][1])
+// WriteTo writes the summary of the groups, then end's warnings.
+func (g *Summarizer) WriteTo(w io.Writer, names Namer, end *End) error {
+	o := end.Summary
+	o.IdleSamples, o.IdleCPU = g.idleSamples, g.idleCPU
+	if end.Trace.Scope == state.Process {
+		if h, ok := g.treeHint(end.Trace.Parents); ok {
+			o.Tree = &h
+		}
 	}
-	return c.stacks.Name(c.stacks.Frames(uint32(ref))[0])
+	return WriteSummary(w, g.list(names, &end.Trace), o, end.Warnings)
 }
 
-// framesOf returns the function names of a reference's stack, root first,
-// without the comm root.
-func (c *Collector) framesOf(ref int) []string {
-	if c.prof != nil {
-		return c.prof.StackNames(c.refs[ref][0])
-	}
-	ids := c.stacks.Frames(uint32(ref))[1:]
-	names := make([]string, len(ids))
-	for i, id := range ids {
-		names[i] = c.stacks.Name(id)
-	}
-	return names
-}
-
-func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
+func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 	var out []SummaryGroup
 	splits := map[int]state.Split{}
-	for _, sp := range c.trace.Splits() {
+	for _, sp := range tr.Splits {
 		if old, ok := splits[sp.Group]; ok { // a reused pid
 			old.Last = sp.Last
 			old.OnCPU += sp.OnCPU
@@ -109,7 +104,7 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 	}
 	for _, sg := range g.groups {
 		name := "workload (all traced threads)"
-		switch scope {
+		switch tr.Scope {
 		case state.Process:
 			name = fmt.Sprintf("process %s (pid %d)", sg.comm, sg.key)
 		case state.Tree:
@@ -130,14 +125,14 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 		// In ref order: float sums must not depend on map order.
 		for _, ref := range slices.Sorted(maps.Keys(sg.serial)) {
 			w := sg.serial[ref]
-			byComm[c.commOf(ref)] += w
-			names := c.framesOf(ref)
-			if len(names) == 0 {
+			byComm[names.Comm(ref)] += w
+			frames := names.Frames(ref)
+			if len(frames) == 0 {
 				continue
 			}
-			self[names[len(names)-1]] += w
+			self[frames[len(frames)-1]] += w
 			seen := map[string]bool{}
-			for _, n := range names {
+			for _, n := range frames {
 				if !seen[n] {
 					seen[n] = true
 					cum[n] += w
@@ -176,7 +171,7 @@ func (g *summaryGatherer) list(c *Collector, scope state.Scope) []SummaryGroup {
 // treeHint finds, in process scope, the process tree that did most of
 // the work: the deepest process whose descendants (itself included) took
 // at least half of the groups' CPU time, over at least three groups.
-func (g *summaryGatherer) treeHint(c *Collector) (hint TreeHint, ok bool) {
+func (g *Summarizer) treeHint(parents map[int]int) (hint TreeHint, ok bool) {
 	var total, largest float64
 	sub := map[int]float64{}
 	count := map[int]int{}
@@ -188,7 +183,7 @@ func (g *summaryGatherer) treeHint(c *Collector) (hint TreeHint, ok bool) {
 		for n := 0; n < 256; n++ { // a loop of reused pids ends
 			sub[p] += sg.cpu
 			count[p]++
-			pp, ok := c.trace.Parent(p)
+			pp, ok := parents[p]
 			if !ok || pp <= 0 {
 				break
 			}
@@ -198,7 +193,7 @@ func (g *summaryGatherer) treeHint(c *Collector) (hint TreeHint, ok bool) {
 	for key := range sub {
 		d := 0
 		for p := key; d < 256; d++ {
-			pp, ok := c.trace.Parent(p)
+			pp, ok := parents[p]
 			if !ok || pp <= 0 {
 				break
 			}
@@ -227,3 +222,18 @@ func (g *summaryGatherer) treeHint(c *Collector) (hint TreeHint, ok bool) {
 	}
 	return TreeHint{PID: best, Comm: comm, Share: 100 * sub[best] / total, Groups: count[best]}, true
 }
+
+// summaryWriter is the Summary format: stacks for the names, the story
+// for the output.
+type summaryWriter struct {
+	*stackWriter
+	sum *Summarizer
+}
+
+func (w *summaryWriter) Add(s *Sample) {
+	if s.State == state.OnCPU {
+		w.sum.Add(s, w)
+	}
+}
+
+func (w *summaryWriter) WriteTo(out io.Writer, end *End) error { return w.sum.WriteTo(out, w, end) }

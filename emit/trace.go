@@ -39,11 +39,14 @@ type traceGroup struct {
 	shown     bool // a counter value in the window was written
 }
 
+// traceWriter is the ChromeTrace output: stacks name the threads and the
+// serial stretches; Start, Begin and Transitions write the timeline while
+// the trace is read, WriteTo ends it.
 type traceWriter struct {
-	c       *Collector
+	*stackWriter
+	offCPU  bool
 	w       *bufio.Writer
 	first   int64
-	started bool
 	n       int // events written
 	threads map[int]*traceThread
 	groups  map[int]*traceGroup
@@ -51,12 +54,32 @@ type traceWriter struct {
 	err     error
 }
 
-// StartTrace begins the Trace output on w; AddTransitions and EndTrace
-// write the rest.
-func (c *Collector) StartTrace(w io.Writer) {
-	c.tl = &traceWriter{c: c, w: bufio.NewWriterSize(w, 256<<10), threads: map[int]*traceThread{},
+func newTraceWriter(o Options) *traceWriter {
+	return &traceWriter{stackWriter: newStackWriter(o), offCPU: o.OffCPU, threads: map[int]*traceThread{},
 		groups: map[int]*traceGroup{}, lo: -1 << 62, hi: 1 << 62}
-	c.tl.w.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+}
+
+// Streamer is a Writer written while the trace is read: Start before the
+// first record, Begin when the trace's first time is known, Transitions
+// as the model decides them, then WriteTo on the same w ends it.
+type Streamer interface {
+	Writer
+	Start(w io.Writer)
+	Begin(first, lo, hi int64)
+	Transitions(trs []state.Transition)
+}
+
+// Start begins the timeline on w.
+func (t *traceWriter) Start(w io.Writer) {
+	t.w = bufio.NewWriterSize(w, 256<<10)
+	t.w.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+}
+
+// Begin sets the timeline's zero (the trace's first record) and the
+// --time window [lo, hi] it shows.
+func (t *traceWriter) Begin(first, lo, hi int64) {
+	t.first = first
+	t.lo, t.hi = lo, hi
 }
 
 func (t *traceWriter) event(v map[string]any) {
@@ -96,20 +119,8 @@ func (t *traceWriter) group(key int) *traceGroup {
 	return g
 }
 
-// AddTransitions writes what the transitions end and notes what they
-// begin.
-func (c *Collector) AddTransitions(trs []state.Transition) {
-	t := c.tl
-	if t == nil {
-		return
-	}
-	if !t.started && len(trs) > 0 {
-		first, _, _ := c.trace.Span()
-		t.first, t.started = first, true
-		if c.o.Filter.Time.set {
-			t.lo, t.hi = c.o.Filter.Time.bounds(first, c.o.Filter.End)
-		}
-	}
+// Transitions writes what the transitions end and notes what they begin.
+func (t *traceWriter) Transitions(trs []state.Transition) {
 	for i := range trs {
 		t.add(&trs[i])
 	}
@@ -142,7 +153,7 @@ func (t *traceWriter) add(tr *state.Transition) {
 			delete(g.running, tr.TID)
 			t.count(g, tr.Group, tr.Time)
 		}
-		if t.c.o.OffCPU && tr.State != state.OnCPU {
+		if t.offCPU && tr.State != state.OnCPU {
 			th.kind, th.since = tr.State.String(), tr.Time
 		}
 	}
@@ -201,20 +212,19 @@ func (t *traceWriter) serialName(tid int) string {
 	if th == nil || th.lastRef < 0 {
 		return name
 	}
-	if comm := t.c.commOf(th.lastRef); comm != "" {
+	if comm := t.Comm(uint32(th.lastRef)); comm != "" {
 		name = comm + "-" + strconv.Itoa(tid)
 	}
-	if frames := t.c.framesOf(th.lastRef); len(frames) > 0 {
+	if frames := t.Frames(uint32(th.lastRef)); len(frames) > 0 {
 		name += ": " + frames[len(frames)-1]
 	}
 	return name
 }
 
-// EndTrace closes the open stretches at the trace's end, names the
-// processes and threads, and ends the JSON.
-func (c *Collector) EndTrace() error {
-	t := c.tl
-	_, last, _ := c.trace.Span()
+// WriteTo closes the open stretches at the trace's end, names the
+// processes and threads, and ends the JSON (on the writer of Start).
+func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
+	last := end.Trace.Last
 	tids := slices.Sorted(maps.Keys(t.threads))
 	for _, tid := range tids {
 		th := t.threads[tid]
@@ -229,7 +239,7 @@ func (c *Collector) EndTrace() error {
 			t.counter(k, t.lo, g.count) // ran through the whole window
 		}
 		name := "workload"
-		if c.trace.Scope() != state.Workload {
+		if end.Trace.Scope != state.Workload {
 			name = fmt.Sprintf("process %d", k)
 		}
 		t.event(map[string]any{"ph": "M", "name": "process_name", "pid": k, "tid": 0, "args": map[string]any{"name": name}})
@@ -239,7 +249,7 @@ func (c *Collector) EndTrace() error {
 		th := t.threads[tid]
 		name := "tid " + strconv.Itoa(tid)
 		if th.lastRef >= 0 {
-			if comm := c.commOf(th.lastRef); comm != "" {
+			if comm := t.Comm(uint32(th.lastRef)); comm != "" {
 				name = comm + "-" + strconv.Itoa(tid)
 			}
 		}

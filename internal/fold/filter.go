@@ -1,4 +1,4 @@
-package emit
+package fold
 
 import (
 	"fmt"
@@ -158,11 +158,11 @@ func (w *TimeWindow) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// SplitWindow returns, for the model, the part of the trace a --time
+// splitWindow returns, for the model, the part of the trace a --time
 // window keeps once the trace's first record is known; nil for the whole
 // trace (no window, or one in percent whose end a pipe tells only at its
 // end).
-func (f Filter) SplitWindow() func(first int64) (lo, hi int64) {
+func (f Filter) splitWindow() func(first int64) (lo, hi int64) {
 	if !f.Time.set || (f.Time.percent && f.End == 0) {
 		return nil
 	}

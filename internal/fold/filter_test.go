@@ -1,4 +1,4 @@
-package emit
+package fold
 
 import (
 	"testing"

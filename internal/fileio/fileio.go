@@ -1,4 +1,9 @@
-package main
+// Package fileio owns wallfold's files: it opens the input (a file or
+// stdin, un-gzipped; a pipe read in large pieces) and writes an output as
+// the shell's redirection would, atomically for a regular file. It knows
+// nothing of the trace's contents but its last timestamp and its tasks,
+// which it asks parse for.
+package fileio
 
 import (
 	"bufio"
@@ -17,43 +22,67 @@ import (
 	"github.com/wallfold/wallfold/parse"
 )
 
-// input is the text to read: a file or stdin, un-gzipped.
-type input struct {
-	r     io.Reader
-	name  string
-	stdin bool
+// Input is the text to read: a file or stdin, un-gzipped.
+type Input struct {
+	R     io.Reader
+	Name  string // for messages: the path, or <stdin>
+	Stdin bool
+	path  string
 	file  *os.File // the plain (seekable) file; nil for stdin and gzip
 	close func()
 }
 
-// openInput opens path ("" or "-": stdin), transparently un-gzipping.
-func openInput(path string, stdin io.Reader) (*input, error) {
-	in := &input{r: stdin, name: "<stdin>", stdin: true, close: func() {}}
+// Open opens path ("" or "-": stdin), transparently un-gzipping.
+func Open(path string, stdin io.Reader) (*Input, error) {
+	in := &Input{R: stdin, Name: "<stdin>", Stdin: true, close: func() {}}
 	if path != "" && path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		in = &input{r: f, name: path, file: f, close: func() { f.Close() }}
+		in = &Input{R: f, Name: path, path: path, file: f, close: func() { f.Close() }}
 	}
 	// Small: the parser reads through it in larger pieces (which then
 	// go straight to the parser's buffer, uncopied).
-	br := bufio.NewReaderSize(in.r, 64<<10)
-	in.r = br
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	in.R = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			in.close()
-			return nil, fmt.Errorf("%s: %v", in.name, err)
+			return nil, fmt.Errorf("%s: %v", in.Name, err)
 		}
-		in.r, in.file = zr, nil
+		in.R, in.file = zr, nil
 	}
 	return in, nil
 }
 
-// lastTime returns the trace's last timestamp from a plain file's tail
+// Close closes the file.
+func (in *Input) Close() { in.close() }
+
+// Regular reports a regular file, which can be read again.
+func (in *Input) Regular() bool {
+	if in.Stdin {
+		return false
+	}
+	st, err := os.Stat(in.path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Tasks reads the file once more for its threads' processes and parents
+// (parse.ScanTaskIDs).
+func (in *Input) Tasks(fn func(parse.TaskID)) error {
+	again, err := Open(in.path, nil)
+	if err != nil {
+		return err
+	}
+	defer again.Close()
+	return parse.ScanTaskIDs(again.R, fn)
+}
+
+// LastTime returns the trace's last timestamp from a plain file's tail
 // (for a time window in percent), 0 when it cannot be known beforehand.
-func (in *input) lastTime() int64 {
+func (in *Input) LastTime() int64 {
 	if in.file == nil {
 		return 0
 	}
@@ -65,26 +94,36 @@ func (in *input) lastTime() int64 {
 	return last
 }
 
-// writeOutput writes to stdout or to path. A regular file, or a new one,
+// Error is an output that could not be written, or a path that cannot
+// be one (the caller's exit status 2).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// ExitCode is 2, as for any file wallfold cannot use.
+func (e *Error) ExitCode() int { return 2 }
+
+// Write writes to stdout or to path. A regular file, or a new one,
 // is written to a temporary file beside it that is renamed over it when
 // complete, so an interrupted run leaves no half profile; a symlink is
 // followed, and the rename is beside its final target, so the link stays.
 // Anything else (a device, a FIFO, /dev/stdout on a pipe) is written in
 // place, never removed or replaced.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+// Errors are *Error but those writeTo passes on.
+func Write(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return writeTo(stdout, "<stdout>", write)
 	}
 	st, err := os.Stat(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{2, err.Error()}
+		return &Error{err.Error()}
 	}
 	if st != nil && !st.Mode().IsRegular() {
 		return writeInPlace(path, st, write)
 	}
 	target, inProc, err := resolve(path)
 	if err != nil {
-		return &exitError{2, err.Error()}
+		return &Error{err.Error()}
 	}
 	if inProc {
 		return writeInPlace(path, st, write)
@@ -92,14 +131,16 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 	return writeReplacing(target, st, write)
 }
 
-// writeTo writes to w; a reader that stopped early (EPIPE) is no error
-// for run, as for stdout.
+// writeTo writes to w. An error of write that carries its own exit
+// status (the run's verdict: -f trace reads while it writes) or says
+// that the reader stopped early (EPIPE) is returned as it is; any other
+// is the output's.
 func writeTo(w io.Writer, name string, write func(io.Writer) error) error {
-	var ee *exitError
-	if err := write(w); errors.Is(err, syscall.EPIPE) || errors.As(err, &ee) {
-		return err // a reader that stopped early; or the run's own verdict (-f trace reads while it writes)
+	var ec interface{ ExitCode() int }
+	if err := write(w); errors.Is(err, syscall.EPIPE) || errors.As(err, &ec) {
+		return err
 	} else if err != nil {
-		return &exitError{2, fmt.Sprintf("%s: %v", name, err)}
+		return &Error{fmt.Sprintf("%s: %v", name, err)}
 	}
 	return nil
 }
@@ -114,11 +155,11 @@ func writeInPlace(path string, st fs.FileInfo, write func(io.Writer) error) erro
 	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
-		return &exitError{2, err.Error()}
+		return &Error{err.Error()}
 	}
 	err = writeTo(f, path, write)
 	if cerr := f.Close(); err == nil && cerr != nil {
-		return &exitError{2, fmt.Sprintf("%s: %v", path, cerr)}
+		return &Error{fmt.Sprintf("%s: %v", path, cerr)}
 	}
 	return err
 }
@@ -135,13 +176,13 @@ func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) 
 	}
 	tmp, err := createTemp(target, perm)
 	if err != nil {
-		return &exitError{2, err.Error()}
+		return &Error{err.Error()}
 	}
 	defer os.Remove(tmp.Name())
 	if st != nil {
 		if err := tmp.Chmod(perm); err != nil { // the bits the umask took
 			tmp.Close()
-			return &exitError{2, err.Error()}
+			return &Error{err.Error()}
 		}
 	}
 	if err := writeTo(tmp, target, write); err != nil {
@@ -149,10 +190,10 @@ func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) 
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return &exitError{2, fmt.Sprintf("%s: %v", target, err)}
+		return &Error{fmt.Sprintf("%s: %v", target, err)}
 	}
 	if err := os.Rename(tmp.Name(), target); err != nil {
-		return &exitError{2, err.Error()}
+		return &Error{err.Error()}
 	}
 	return nil
 }
@@ -211,7 +252,8 @@ func resolve(path string) (target string, inProc bool, err error) {
 	return "", false, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -1,4 +1,4 @@
-package main
+package fileio
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ func TestPipeReaderWholeStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	in := stdinPipe(r)
+	in := StdinPipe(r)
 	if _, ok := in.(*pipeReader); !ok {
-		t.Fatalf("stdinPipe(pipe) = %T, want *pipeReader", in)
+		t.Fatalf("StdinPipe(pipe) = %T, want *pipeReader", in)
 	}
 	var want bytes.Buffer
 	for i := 0; want.Len() < 3<<20; i++ {
@@ -57,7 +57,7 @@ func TestPipeReaderNoLongWait(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	in := stdinPipe(r)
+	in := StdinPipe(r)
 	w.Write([]byte("hello\n"))
 	start := time.Now()
 	buf := make([]byte, 1<<20)
@@ -72,12 +72,12 @@ func TestPipeReaderNoLongWait(t *testing.T) {
 
 // TestStdinPipeNotAPipe: files are read as they are.
 func TestStdinPipeNotAPipe(t *testing.T) {
-	f, err := os.Open("testdata/traces/phases.txt")
+	f, err := os.Open("../../testdata/traces/phases.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if in := stdinPipe(f); in != io.Reader(f) {
-		t.Errorf("stdinPipe(file) = %T, want the file", in)
+	if in := StdinPipe(f); in != io.Reader(f) {
+		t.Errorf("StdinPipe(file) = %T, want the file", in)
 	}
 }

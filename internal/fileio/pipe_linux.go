@@ -1,4 +1,4 @@
-package main
+package fileio
 
 import (
 	"io"
@@ -8,14 +8,14 @@ import (
 	"unsafe"
 )
 
-// stdinPipe prepares stdin when it is a pipe (behind perf script): a
+// StdinPipe prepares stdin when it is a pipe (behind perf script): a
 // 1 MiB pipe buffer, and reads that wait for the pipe to fill. perf script
 // writes 4 KiB at a time; a reader that blocks in read(2) is woken for
 // nearly every write, which costs the writer a wakeup (an interprocessor
 // interrupt, dear in a VM) per 4 KiB. Sleeping a little instead, while
 // the pipe fills, turns 30 000 wakeups into a few hundred (measured on a
 // 120 MB trace; see README, Performance). Anything else is returned as is.
-func stdinPipe(f *os.File) io.Reader {
+func StdinPipe(f *os.File) io.Reader {
 	st, err := f.Stat()
 	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		return f

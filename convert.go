@@ -1,0 +1,122 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/wallfold/wallfold/emit"
+	"github.com/wallfold/wallfold/internal/fold"
+	"github.com/wallfold/wallfold/state"
+)
+
+const description = `Wall-clock flame graphs from perf: reweights each sample by 1/parallelism.
+
+One command (perf record, then perf script into wallfold; wall.svg here):
+
+  wallfold record -- make -j8
+  wallfold record -a -o wall.pb.gz -- make -j8    # system-wide: the build's tree
+
+(wallfold record --help for its flags.) Or record and convert yourself:
+
+  perf record -e cpu-clock -F 999 -g --switch-events -- make -j8
+  perf script --show-switch-events --show-task-events --show-lost-events > trace.txt
+  wallfold -f svg -o wall.svg trace.txt     # a flame graph coloured by parallelism
+  wallfold -f top trace.txt                 # functions by wall time beside CPU time
+
+--switch-events (record) and --show-switch-events (script) let wallfold see
+which threads are on a CPU; --show-task-events adds thread exits (without it,
+exits are inferred from silence); --show-lost-events shows where a ring buffer
+overflowed, and threads are bridged through the loss. System-wide traces
+(perf record -a) work too; each process then gets its own parallelism
+(--scope=process), or --tree=make makes a process and its descendants one
+group. Where CPUs' clocks disagree (some VMs), record with perf record -k mono.
+
+The whole wait, with the time when nothing runs (sleep, I/O, locks, a busy
+machine) under [blocked] and [runnable] at the stack that went off CPU:
+
+  perf record -e cpu-clock -e sched:sched_switch -F 999 -g --switch-events -- ./job
+  perf script --show-switch-events --show-task-events | wallfold --off-cpu > wall.folded
+
+Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
+--weight=wall, the default, in the event's period units, nanoseconds for
+cpu-clock; with --weight=cpu the plain CPU profile); -f pprof -o wall.pb.gz
+for go tool pprof, Pyroscope, Parca (sample types cpu and wall, string labels
+comm, parallelism, state; Unix times); -f summary (or --summary on stderr) for
+the parallelism story: average parallelism, a histogram, the serial hot spots;
+-f top for a table of functions; -f svg for a flame graph to open in a browser;
+-f trace for the timeline (Perfetto UI, chrome://tracing, speedscope).`
+
+// ConvertCmd is `wallfold [flags] [FILE]`: perf script text in, one
+// output out.
+type ConvertCmd struct {
+	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
+	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
+	Format  emit.Format `short:"f" enum:"${formats}" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
+	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
+	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Event   string      `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
+	OffCPU  bool        `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
+	Tree    string      `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
+	Top     int         `placeholder:"N" help:"Summary: show this many groups in full (default 4); -f top: this many rows (default 25)."`
+
+	PprofFlags  `embed:""`
+	NameFlags   `embed:""`
+	FilterFlags `embed:""`
+
+	Strict bool `help:"Make any unparseable line or lost record an error (exit 1) instead of a warning."`
+	Quiet  bool `short:"q" help:"No warnings on stderr."`
+}
+
+// PprofFlags say what a pprof profile carries.
+type PprofFlags struct {
+	Labels emit.Labels   `default:"comm,parallelism,state" placeholder:"LIST" help:"pprof: the samples' string labels, from comm, parallelism, state, pid, tid (or none). Each distinct set is a series in Pyroscope: pid and tid multiply them."`
+	Start  emit.UnixTime `placeholder:"TIME" help:"pprof: the Unix time of the trace's first record, RFC 3339 or Unix seconds (default: perf's header, from perf script --header; else now minus the span)."`
+	Split  time.Duration `placeholder:"DURATION" help:"pprof: one profile per window of this length (e.g. 10s), each with its own time, to stay under a server's push limits; -o FILE.pb.gz writes FILE-000.pb.gz, FILE-001.pb.gz, ..."`
+}
+
+// NameFlags say how frames are named, as stackcollapse-perf.pl's do.
+type NameFlags struct {
+	PID    bool `name:"pid" help:"Root frame comm-PID (as stackcollapse-perf.pl --pid)."`
+	TID    bool `name:"tid" help:"Root frame comm-PID/TID."`
+	Kernel bool `help:"Annotate kernel frames with _[k]."`
+	JIT    bool `name:"jit" help:"Annotate JIT frames (perf map and jitdump files) with _[j]."`
+	All    bool `help:"All annotations (--kernel --jit)."`
+	Addrs  bool `help:"Include addresses in [unknown] frames: [dso <addr>]."`
+}
+
+// FilterFlags say which samples the output keeps.
+type FilterFlags struct {
+	Parallelism      fold.IntList    `placeholder:"LIST" help:"Keep samples whose parallelism is in LIST: 1 | 1,3 | 2-4 | 8- (open end)."`
+	Comm             fold.NameList   `placeholder:"NAME,..." help:"Keep samples of these thread names only."`
+	PIDs             fold.IntList    `name:"pids" placeholder:"LIST" help:"Keep samples of these processes only (LIST as for --parallelism)."`
+	TIDs             fold.IntList    `name:"tids" placeholder:"LIST" help:"Keep samples of these threads only."`
+	Time             fold.TimeWindow `placeholder:"START,END" help:"Keep samples in this window: trace seconds (123.4,125) or percent of the span (10%,20%); either end may be empty."`
+	ParallelismFrame bool            `help:"Add the parallelism as the root frame ([parallelism 2]) of folded stacks."`
+}
+
+func (c *ConvertCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {
+	return convert(c.config(stderr), c.Input, stdin, c.Output, stdout)
+}
+
+// config is the run the flags ask for.
+func (c *ConvertCmd) config(stderr io.Writer) fold.Config {
+	return fold.Config{
+		Output: emit.Options{Format: c.Format, Weight: c.Weight, PID: c.PID, TID: c.TID,
+			Names:            emit.NameOptions{Addrs: c.Addrs, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All},
+			ParallelismFrame: c.ParallelismFrame, Labels: c.Labels, Top: c.Top},
+		Summary: c.Summary,
+		Event:   c.Event,
+		Filter: fold.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,
+			Comms: c.Comm, Time: c.Time},
+		OffCPU:  c.OffCPU,
+		Scope:   c.Scope,
+		Tree:    c.Tree,
+		Start:   c.Start.Time,
+		Split:   c.Split,
+		Strict:  c.Strict,
+		Quiet:   c.Quiet,
+		Stderr:  stderr,
+		Version: version,
+	}
+}

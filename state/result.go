@@ -1,0 +1,20 @@
+package state
+
+// Result is what a Model hands over once the trace has been read: what
+// the outputs say of the whole trace, as a value.
+type Result struct {
+	Scope Scope // the scope in force (Workload before any record)
+	// First and Last are the trace's first and last timestamps (records
+	// at time 0, perf's synthesized ones, aside).
+	First, Last int64
+	// Splits: how each group's span divided (Options.Splits), as Splits.
+	Splits []Split
+	// Parents maps a process to the one that forked it, as FORK records
+	// said; read it, do not change it.
+	Parents map[int]int
+}
+
+// Result returns the trace's Result; call it after Close.
+func (m *Model) Result() Result {
+	return Result{Scope: m.Scope(), First: m.first, Last: m.last, Splits: m.splits, Parents: m.t.parent}
+}
