@@ -27,7 +27,7 @@ type sumGroup struct {
 	start, end int64
 	levels     map[int]*[2]float64
 	serial     map[uint32]float64 // Ref -> wall at parallelism 1
-	rootComm   string          // the name of the group's own process
+	rootComm   string             // the name of the group's own process
 }
 
 // NewSummarizer returns an empty Summarizer.
