@@ -282,9 +282,15 @@ func TestGeneratorSanity(t *testing.T) {
 	}
 }
 
-// seeds is how many seeds TestGeneratorSeeds runs (go test -run
-// TestGeneratorSeeds -args -gen.seeds=8 for a wider look).
-var seeds = flag.Int("gen.seeds", 4, "seeds of TestGeneratorSeeds")
+// seeds is how many seeds TestGeneratorSeeds runs; under -short it runs
+// only when this is given (make test-long).
+var seeds = flag.Int("gen.seeds", 4, "seeds of TestGeneratorSeeds (under -short: run only if given)")
+
+// seedsGiven says whether -gen.seeds is on the command line.
+func seedsGiven() (given bool) {
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "gen.seeds" })
+	return given
+}
 
 // TestGeneratorSeeds runs the variants with records missing, late or out
 // of order on other simulations and writer seeds than TestGeneratorMeasure
@@ -295,6 +301,9 @@ var seeds = flag.Int("gen.seeds", 4, "seeds of TestGeneratorSeeds")
 // loss, released by then, missed it (1 group of about 13,800 over 8
 // seeds, by one sample).
 func TestGeneratorSeeds(t *testing.T) {
+	if testing.Short() && !seedsGiven() {
+		t.Skip("the seed sweep is long: -gen.seeds=N runs it under -short (make test-long)")
+	}
 	var b strings.Builder
 	names := []string{"no switch, CPU-wide", "skew ±10µs", "loss windows", "loss at a sample", "no switch, loss", "no switch, loss at a sample", "late pids, stdin"}
 	for _, w := range gentrace.Workloads {
