@@ -298,8 +298,8 @@ func seedsGiven() (given bool) {
 // seed's luck. Conservation under loss windows is counted, not asserted:
 // a thread switched in during a loss on a CPU it had not run on shows up
 // only at its first sample after it, and its siblings' samples in the
-// loss, released by then, missed it (1 group of about 13,800 over 8
-// seeds, by one sample).
+// loss, released by then, missed it (at 8 seeds, 3 groups of about
+// 13,900 in the build, each by at most a sample).
 func TestGeneratorSeeds(t *testing.T) {
 	if testing.Short() && !seedsGiven() {
 		t.Skip("the seed sweep is long: -gen.seeds=N runs it under -short (make test-long)")
