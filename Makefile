@@ -1,9 +1,10 @@
-# wallfold: make demo (see the point), make test (all tests).
+# wallfold: make demo (see the point), make test (all tests but the long
+# seed sweep), make test-long (that sweep).
 GO ?= go
 DEMO ?= testdata/traces/phases.txt
 PREFIX ?= /usr/local
 
-.PHONY: all build install test demo fuzz bench clean pyroscope-check speedscope-check
+.PHONY: all build install test test-long demo fuzz bench clean pyroscope-check speedscope-check
 
 all: build
 
@@ -15,9 +16,18 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 wallfold $(DESTDIR)$(PREFIX)/bin/wallfold
 
+# -short leaves out TestGeneratorSeeds's sweep (make test-long runs it).
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 ./...
+
+# make test-long [SEEDS=8]: the generator tests with TestGeneratorSeeds's
+# sweep, its limits asserted over SEEDS simulations and writer seeds per
+# workload and variant, so that a limit met is not one seed's luck; -v
+# prints the tables. Minutes: test leaves the sweep out.
+SEEDS ?= 8
+test-long:
+	$(GO) test -count=1 -v -run '^TestGenerator' . -args -gen.seeds=$(SEEDS)
 
 # The main job on a shipped trace: its functions by wall time beside CPU
 # time (-f top). phases: serial_phase runs alone 1 s, parallel_work on 2
