@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func timelineEvents(t *testing.T, tw *traceWriter, b *bytes.Buffer) []timelineEv
 	if err := tw.w.Flush(); err != nil || tw.err != nil {
 		t.Fatal(err, tw.err)
 	}
-	var raw []map[string]json.RawMessage
+	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte("["+b.String()+"]"), &raw); err != nil {
 		t.Fatalf("not JSON events: %v\n%s", err, b.String())
 	}
@@ -52,15 +53,12 @@ func timelineEvents(t *testing.T, tw *traceWriter, b *bytes.Buffer) []timelineEv
 			TS, Dur       float64
 			Args          struct{ Running float64 }
 		}
-		var keys []string
-		for k := range r {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		obj, _ := json.Marshal(r)
-		if err := json.Unmarshal(obj, &e); err != nil {
+		var fields map[string]any
+		if err := json.Unmarshal(r, &e); err != nil {
 			t.Fatal(err)
 		}
+		json.Unmarshal(r, &fields)
+		keys := slices.Sorted(maps.Keys(fields))
 		evs = append(evs, timelineEvent{e.Ph, e.Name, e.Cat, e.PID, e.TID, e.TS, e.Dur, e.Args.Running, strings.Join(keys, ",")})
 	}
 	return evs
@@ -68,20 +66,22 @@ func timelineEvents(t *testing.T, tw *traceWriter, b *bytes.Buffer) []timelineEv
 
 // Keys of a slice (complete event) and a counter.
 const (
-	sliceKeys   = "cat,dur,name,ph,pid,tid,ts"
-	counterKeys = "args,name,ph,pid,ts"
+	tlSliceKeys   = "cat,dur,name,ph,pid,tid,ts"
+	tlCounterKeys = "args,name,ph,pid,ts"
 )
 
-func running(pid int, ts, n float64) timelineEvent {
-	return timelineEvent{"C", "parallelism", "", pid, 0, ts, 0, n, counterKeys}
+// The events the writer should write: a process's counter, a thread's
+// stretch on CPU, a stretch when one thread of a process ran alone.
+func tlCounter(pid int, ts, n float64) timelineEvent {
+	return timelineEvent{"C", "parallelism", "", pid, 0, ts, 0, n, tlCounterKeys}
 }
 
-func ran(pid, tid int, ts, dur float64) timelineEvent {
-	return timelineEvent{"X", "running", "cpu", pid, tid, ts, dur, 0, sliceKeys}
+func tlSlice(pid, tid int, ts, dur float64) timelineEvent {
+	return timelineEvent{"X", "running", "cpu", pid, tid, ts, dur, 0, tlSliceKeys}
 }
 
-func serial(pid int, name string, ts, dur float64) timelineEvent {
-	return timelineEvent{"X", name, "serial", pid, 0, ts, dur, 0, sliceKeys}
+func tlSerial(pid int, name string, ts, dur float64) timelineEvent {
+	return timelineEvent{"X", name, "serial", pid, 0, ts, dur, 0, tlSliceKeys}
 }
 
 // timelineRun: two processes, 7 (threads 70, 71) and 8 (thread 80), and
@@ -97,7 +97,7 @@ var timelineRun = []state.Transition{
 	{Time: 3250, Group: 7, TID: 71},
 }
 
-func addAll(tw *traceWriter, first int64, trs []state.Transition) {
+func tlAdd(tw *traceWriter, first int64, trs []state.Transition) {
 	for _, tr := range trs {
 		tr.Time += first
 		tr.PID, tr.Ref = tr.Group, state.OtherEvent
@@ -114,14 +114,14 @@ func TestTraceKnownEvents(t *testing.T) {
 	const first = 5_000_000_000
 	var b bytes.Buffer
 	tw := newTimeline(&b, first)
-	addAll(tw, first, timelineRun)
+	tlAdd(tw, first, timelineRun)
 	want := []timelineEvent{
-		running(7, 0, 1),
-		running(8, 0.5, 1),
-		ran(8, 80, 0.5, 0.5), running(8, 1, 0), serial(8, "tid 80", 0.5, 0.5),
-		running(7, 1.5, 2), serial(7, "tid 70", 0, 1.5),
-		ran(7, 70, 0, 2), running(7, 2, 1),
-		ran(7, 71, 1.5, 1.75), running(7, 3.25, 0), serial(7, "tid 71", 2, 1.25),
+		tlCounter(7, 0, 1),
+		tlCounter(8, 0.5, 1),
+		tlSlice(8, 80, 0.5, 0.5), tlCounter(8, 1, 0), tlSerial(8, "tid 80", 0.5, 0.5),
+		tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 0, 1.5),
+		tlSlice(7, 70, 0, 2), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.75), tlCounter(7, 3.25, 0), tlSerial(7, "tid 71", 2, 1.25),
 	}
 	checkTimeline(t, timelineEvents(t, tw, &b), want)
 }
@@ -134,12 +134,12 @@ func TestTraceWindow(t *testing.T) {
 	var b bytes.Buffer
 	tw := newTimeline(&b, first)
 	tw.lo, tw.hi = first+1000, first+3000
-	addAll(tw, first, timelineRun)
+	tlAdd(tw, first, timelineRun)
 	want := []timelineEvent{
-		running(8, 1, 0),
-		running(7, 1, 1), running(7, 1.5, 2), serial(7, "tid 70", 1, 0.5),
-		ran(7, 70, 1, 1), running(7, 2, 1),
-		ran(7, 71, 1.5, 1.5), serial(7, "tid 71", 2, 1),
+		tlCounter(8, 1, 0),
+		tlCounter(7, 1, 1), tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 1, 0.5),
+		tlSlice(7, 70, 1, 1), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.5), tlSerial(7, "tid 71", 2, 1),
 	}
 	checkTimeline(t, timelineEvents(t, tw, &b), want)
 }
