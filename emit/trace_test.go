@@ -1,0 +1,159 @@
+package emit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wallfold/wallfold/state"
+)
+
+// newTimeline is the Chrome trace writer as StartTrace makes it, without
+// StartTrace (a Collector method, as are AddTransitions and EndTrace):
+// the writer still points at a Collector, for its off-CPU option and
+// thread names, so it gets a zero one (no off-CPU slices; names are
+// never asked, every Ref being OtherEvent). first is the trace's start,
+// which AddTransitions would ask the model for.
+func newTimeline(b *bytes.Buffer, first int64) *traceWriter {
+	return &traceWriter{c: new(Collector), w: bufio.NewWriter(b), threads: map[int]*traceThread{},
+		groups: map[int]*traceGroup{}, lo: -1 << 62, hi: 1 << 62, first: first, started: true}
+}
+
+// timelineEvent is a trace event as chrome://tracing and Perfetto read
+// it: ts and dur in µs; keys, the fields it has.
+type timelineEvent struct {
+	Ph, Name, Cat string
+	PID, TID      int
+	TS, Dur       float64
+	Running       float64 // args.running of a counter
+	keys          string
+}
+
+// timelineEvents flushes the writer and decodes what it wrote: events
+// separated by ",\n", which StartTrace and EndTrace put between "[" and
+// "]".
+func timelineEvents(t *testing.T, tw *traceWriter, b *bytes.Buffer) []timelineEvent {
+	t.Helper()
+	if err := tw.w.Flush(); err != nil || tw.err != nil {
+		t.Fatal(err, tw.err)
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte("["+b.String()+"]"), &raw); err != nil {
+		t.Fatalf("not JSON events: %v\n%s", err, b.String())
+	}
+	var evs []timelineEvent
+	for _, r := range raw {
+		var e struct {
+			Ph, Name, Cat string
+			PID, TID      int
+			TS, Dur       float64
+			Args          struct{ Running float64 }
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(r, &e); err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(r, &fields)
+		keys := slices.Sorted(maps.Keys(fields))
+		evs = append(evs, timelineEvent{e.Ph, e.Name, e.Cat, e.PID, e.TID, e.TS, e.Dur, e.Args.Running, strings.Join(keys, ",")})
+	}
+	return evs
+}
+
+// Keys of a slice (complete event) and a counter.
+const (
+	tlSliceKeys   = "cat,dur,name,ph,pid,tid,ts"
+	tlCounterKeys = "args,name,ph,pid,ts"
+)
+
+// The events the writer should write: a process's counter, a thread's
+// stretch on CPU, a stretch when one thread of a process ran alone.
+func tlCounter(pid int, ts, n float64) timelineEvent {
+	return timelineEvent{"C", "parallelism", "", pid, 0, ts, 0, n, tlCounterKeys}
+}
+
+func tlSlice(pid, tid int, ts, dur float64) timelineEvent {
+	return timelineEvent{"X", "running", "cpu", pid, tid, ts, dur, 0, tlSliceKeys}
+}
+
+func tlSerial(pid int, name string, ts, dur float64) timelineEvent {
+	return timelineEvent{"X", name, "serial", pid, 0, ts, dur, 0, tlSliceKeys}
+}
+
+// timelineRun: two processes, 7 (threads 70, 71) and 8 (thread 80), and
+// a thread that goes off without having been on; times in ns from the
+// start.
+var timelineRun = []state.Transition{
+	{Time: 0, Group: 7, TID: 70, On: true},
+	{Time: 100, Group: 7, TID: 90},
+	{Time: 500, Group: 8, TID: 80, On: true},
+	{Time: 1000, Group: 8, TID: 80, State: state.Blocked},
+	{Time: 1500, Group: 7, TID: 71, On: true},
+	{Time: 2000, Group: 7, TID: 70, State: state.Runnable},
+	{Time: 3250, Group: 7, TID: 71},
+}
+
+func tlAdd(tw *traceWriter, first int64, trs []state.Transition) {
+	for _, tr := range trs {
+		tr.Time += first
+		tr.PID, tr.Ref = tr.Group, state.OtherEvent
+		tw.add(&tr)
+	}
+}
+
+// TestTraceKnownEvents: each thread's stretch on CPU is a slice on its
+// own track, ts and dur in µs from the trace's start; each process's
+// counter says how many of its threads run whenever that changes; a
+// stretch when one thread ran alone is a slice on the process's track 0,
+// named by the thread. Events come as the transitions decide them.
+func TestTraceKnownEvents(t *testing.T) {
+	const first = 5_000_000_000
+	var b bytes.Buffer
+	tw := newTimeline(&b, first)
+	tlAdd(tw, first, timelineRun)
+	want := []timelineEvent{
+		tlCounter(7, 0, 1),
+		tlCounter(8, 0.5, 1),
+		tlSlice(8, 80, 0.5, 0.5), tlCounter(8, 1, 0), tlSerial(8, "tid 80", 0.5, 0.5),
+		tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 0, 1.5),
+		tlSlice(7, 70, 0, 2), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.75), tlCounter(7, 3.25, 0), tlSerial(7, "tid 71", 2, 1.25),
+	}
+	checkTimeline(t, timelineEvents(t, tw, &b), want)
+}
+
+// TestTraceWindow: with a time window (--time) the slices are cut to it,
+// the counters outside it left out, and a process's first counter in it
+// says what ran when it opened.
+func TestTraceWindow(t *testing.T) {
+	const first = 5_000_000_000
+	var b bytes.Buffer
+	tw := newTimeline(&b, first)
+	tw.lo, tw.hi = first+1000, first+3000
+	tlAdd(tw, first, timelineRun)
+	want := []timelineEvent{
+		tlCounter(8, 1, 0),
+		tlCounter(7, 1, 1), tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 1, 0.5),
+		tlSlice(7, 70, 1, 1), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.5), tlSerial(7, "tid 71", 2, 1),
+	}
+	checkTimeline(t, timelineEvents(t, tw, &b), want)
+}
+
+func checkTimeline(t *testing.T, got, want []timelineEvent) {
+	t.Helper()
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			t.Errorf("event %d missing: %+v", i, want[i])
+		case i >= len(want):
+			t.Errorf("event %d not expected: %+v", i, got[i])
+		case got[i] != want[i]:
+			t.Errorf("event %d: %+v\nwant      %+v", i, got[i], want[i])
+		}
+	}
+}
