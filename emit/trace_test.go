@@ -12,15 +12,14 @@ import (
 	"github.com/wallfold/wallfold/state"
 )
 
-// newTimeline is the Chrome trace writer as StartTrace makes it, without
-// StartTrace (a Collector method, as are AddTransitions and EndTrace):
-// the writer still points at a Collector, for its off-CPU option and
-// thread names, so it gets a zero one (no off-CPU slices; names are
-// never asked, every Ref being OtherEvent). first is the trace's start,
-// which AddTransitions would ask the model for.
+// newTimeline is the Chrome trace writer begun at first (the trace's
+// start) on b, without Start's header, so that b holds the events alone
+// (no off-CPU slices; names are never asked, every Ref being OtherEvent).
 func newTimeline(b *bytes.Buffer, first int64) *traceWriter {
-	return &traceWriter{c: new(Collector), w: bufio.NewWriter(b), threads: map[int]*traceThread{},
-		groups: map[int]*traceGroup{}, lo: -1 << 62, hi: 1 << 62, first: first, started: true}
+	tw := newTraceWriter(Options{Format: ChromeTrace})
+	tw.w = bufio.NewWriter(b)
+	tw.Begin(first, -1<<62, 1<<62)
+	return tw
 }
 
 // timelineEvent is a trace event as chrome://tracing and Perfetto read
@@ -133,7 +132,7 @@ func TestTraceWindow(t *testing.T) {
 	const first = 5_000_000_000
 	var b bytes.Buffer
 	tw := newTimeline(&b, first)
-	tw.lo, tw.hi = first+1000, first+3000
+	tw.Begin(first, first+1000, first+3000)
 	tlAdd(tw, first, timelineRun)
 	want := []timelineEvent{
 		tlCounter(8, 1, 0),
