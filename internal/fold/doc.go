@@ -1,0 +1,13 @@
+// Package fold owns one run of wallfold: it reads perf script records
+// (parse), turns each into the model's Event (event.go), decides once
+// which samples are profiled, whether their event is a clock and its
+// period (selector.go), interns a sample's stack in the output before
+// the sample waits in the model (a record's frames die at the next
+// Scan), filters what the model releases (filter.go: parallelism, pids,
+// tids, comms, --time) and sorts it into --split windows (window.go),
+// hands it to the output (emit), and says the run's verdict: its warnings,
+// a --strict error, the exit class (ExitError).
+//
+// It must not know flags, files or output formats' insides: main gives it
+// a Config and an Input, and writes where it is told; emit writes.
+package fold

@@ -1,0 +1,119 @@
+package fold
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wallfold/wallfold/emit"
+)
+
+// twoThreads: thread 10 runs alone from 1.000 s to 1.0025 s (samples
+// at 1.001 and 1.002 in alone()), then 10 and 11 run together to
+// 1.0045 s (four samples in together()); 1 ms periods. Wall: alone 2 ms
+// at parallelism 1, together 4 ms of CPU at parallelism 2, 2 ms.
+const twoThreads = `app    10     1.000000: PERF_RECORD_SWITCH IN
+app    10     1.001000:    1000000 cpu-clock:
+	            1000 alone+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+app    10     1.002000:    1000000 cpu-clock:
+	            1000 alone+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+app    11     1.002500: PERF_RECORD_SWITCH IN
+app    10     1.003000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.003000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+
+app    10     1.004000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.004000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+
+app    10     1.004500: PERF_RECORD_SWITCH OUT
+worker    11     1.004500: PERF_RECORD_SWITCH OUT
+`
+
+// runText runs cfg on text (as a pipe) and returns the output, stderr and
+// the run's error.
+func runText(t *testing.T, text string, cfg Config) (out, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cfg.Stderr = &e
+	r, err := New(cfg, Input{R: strings.NewReader(text), Name: "test", Stdin: true})
+	if err != nil {
+		return "", e.String(), err
+	}
+	if err := r.Read(); err != nil {
+		return "", e.String(), err
+	}
+	if err := r.Write(&o); err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), nil
+}
+
+func TestRunKnownWall(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"wall", Config{}, "app;main;alone 2000000\napp;main;together 1000000\nworker;together 1000000\n"},
+		{"cpu", Config{Output: emit.Options{Weight: emit.CPU}}, "app;main;alone 2000000\napp;main;together 2000000\nworker;together 2000000\n"},
+		{"comm", Config{Filter: Filter{Comms: names(t, "worker")}}, "worker;together 1000000\n"},
+		{"serial only", Config{Filter: Filter{Parallelism: ints(t, "1")}}, "app;main;alone 2000000\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := runText(t, twoThreads, tt.cfg)
+			if err != nil || out != tt.want {
+				t.Errorf("got (%v)\n%s\nwant\n%s", err, out, tt.want)
+			}
+		})
+	}
+}
+
+// With --summary the story follows the warnings on Stderr; --quiet says
+// nothing; --strict makes a LOST record the run's end, exit 1.
+func TestRunVerdict(t *testing.T) {
+	_, stderr, err := runText(t, twoThreads, Config{Summary: true})
+	if err != nil || !strings.Contains(stderr, "no task events") || !strings.Contains(stderr, "average parallelism") ||
+		strings.Index(stderr, "no task events") > strings.Index(stderr, "average parallelism") {
+		t.Errorf("warning, then summary: (%v)\n%s", err, stderr)
+	}
+	if _, stderr, _ := runText(t, twoThreads, Config{Quiet: true}); stderr != "" {
+		t.Errorf("--quiet: %q", stderr)
+	}
+	lost := twoThreads + "app    10     1.005000: PERF_RECORD_LOST lost 12\n"
+	_, _, err = runText(t, lost, Config{Strict: true})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(ee.Msg, "test:") || !strings.Contains(ee.Msg, "12 records lost") {
+		t.Errorf("--strict on a LOST record: %v", err)
+	}
+	if _, _, err := runText(t, "", Config{Strict: true}); !errors.As(err, &ee) || ee.Code != 1 {
+		t.Errorf("--strict on an empty input: %v", err)
+	}
+}
+
+func names(t *testing.T, s string) NameList {
+	var l NameList
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func ints(t *testing.T, s string) IntList {
+	var l IntList
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
