@@ -1,10 +1,13 @@
 // Package emit owns the outputs: it names frames as the flame graph tools
-// do, interns stacks, filters the samples the model releases (Filter:
-// parallelism, pids, tids, comms, a time window, with the typed values the
-// flags decode), gathers the summary, and writes folded stacks
-// (flamegraph.pl, inferno, speedscope), pprof profiles and the summary.
-// Collector is its entry point for a run.
+// do, interns stacks, and writes folded stacks (flamegraph.pl, inferno,
+// speedscope), the top table, the SVG flame graph, pprof profiles, the
+// summary and the Chrome trace timeline. Each format is a Writer, made by
+// New from the registry in format.go (which also gives the flags their
+// names and record its extensions); what the whole trace told comes at
+// the end, as a value (End).
 //
-// It knows records (parse) and weighted samples (state), but must not
-// decide parallelism, nor read files or flags: main hands it what they say.
+// It knows records (parse) for their frames and the model's states and
+// result (state), but must not decide parallelism, select events, filter
+// samples, nor read files or flags: the run (internal/fold) hands it
+// weighted samples.
 package emit

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
 
@@ -154,5 +156,56 @@ func checkTimeline(t *testing.T, got, want []timelineEvent) {
 		case got[i] != want[i]:
 			t.Errorf("event %d: %+v\nwant      %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestTraceWholeStream: the timeline as a run writes it (Start, Begin,
+// Transitions, WriteTo) is one JSON document; with off-CPU, a thread's
+// blocked stretch runs to the trace's end; processes and threads are
+// named, threads by their stack's comm, the serial track by what ran.
+func TestTraceWholeStream(t *testing.T) {
+	w := New(Options{Format: ChromeTrace, OffCPU: true})
+	tl := w.(Streamer)
+	ref := w.Intern(&parse.Record{Comm: []byte("app"), PID: 7, TID: 70}, nil)
+	var b bytes.Buffer
+	tl.Start(&b)
+	tl.Begin(1000, -1<<62, 1<<62)
+	tl.Transitions([]state.Transition{
+		{Time: 1000, Group: 7, PID: 7, TID: 70, On: true, Ref: int(ref)},
+		{Time: 3000, Group: 7, PID: 7, TID: 70, State: state.Blocked, Ref: int(ref)},
+	})
+	if err := tl.WriteTo(&b, &End{Trace: state.Result{Scope: state.Process, First: 1000, Last: 5000}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		DisplayTimeUnit string
+		TraceEvents     []map[string]any
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, b.String())
+	}
+	var got []string
+	for _, e := range doc.TraceEvents {
+		s := fmt.Sprintf("%v %v pid=%v tid=%v", e["ph"], e["name"], e["pid"], e["tid"])
+		if e["ph"] == "X" {
+			s += fmt.Sprintf(" ts=%v dur=%v", e["ts"], e["dur"])
+		}
+		if args, ok := e["args"].(map[string]any); ok {
+			s += fmt.Sprintf(" %v", args)
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"C parallelism pid=7 tid=<nil> map[running:1]",
+		"X running pid=7 tid=70 ts=0 dur=2",
+		"C parallelism pid=7 tid=<nil> map[running:0]",
+		"X app-70 pid=7 tid=0 ts=0 dur=2",
+		"X blocked pid=7 tid=70 ts=2 dur=2",
+		"M process_name pid=7 tid=0 map[name:process 7]",
+		"M thread_name pid=7 tid=0 map[name:serial (parallelism 1)]",
+		"M thread_name pid=7 tid=70 map[name:app-70]",
+	}
+	if doc.DisplayTimeUnit != "ms" || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
