@@ -8,6 +8,8 @@ package main
 
 import (
 	"bufio"
+	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -120,4 +122,37 @@ func refWallShare(tb testing.TB, text, frame string) refWall {
 		r.Share, r.CPUShare, r.Wall, r.MeanPar = 100*wallIn/wall, 100*cpuIn/cpu, wall, cpu/wall
 	}
 	return r
+}
+
+// The reference on the shipped traces with known answers
+// (testdata/traces/README.md). Only traces with task events: without
+// EXIT records it cannot tell when a thread ends.
+func TestRefWallShare(t *testing.T) {
+	for _, tt := range []struct {
+		trace, frame string
+		wall, cpu    float64 // designed shares, in %
+	}{
+		{"phases.txt", "serial_phase", 50, 100.0 / 3},
+		{"phases.pid.txt", "serial_phase", 50, 100.0 / 3},
+		{"phases2.txt", "serial_phase", 37.5, 23.1},
+		{"phases3.txt", "serial_phase", 80, 66.7},
+		{"sleepy.txt", "serial_phase", 66.7, 50},
+		{"gophases.txt", "main.serialPhase", 50, 100.0 / 3},
+		{"procs.txt", "spin_a", 50, 37}, // CPU: the shell's samples dilute it
+		{"procs2.txt", "spin_a", 33.3, 20},
+	} {
+		needFile(t, trace(tt.trace))
+		b, err := os.ReadFile(trace(tt.trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := refWallShare(t, string(b), tt.frame)
+		t.Logf("%-15s %-17s wall %.2f %% (designed %.1f), cpu %.2f %% (%.1f), %d samples, mean parallelism %.3f",
+			tt.trace, tt.frame, r.Share, tt.wall, r.CPUShare, tt.cpu, r.Samples, r.MeanPar)
+		// 0.5 points: the recordings' own noise (start-up, the workers
+		// not starting at once); measured within 0.45 of the design
+		if math.Abs(r.Share-tt.wall) > 0.5 || math.Abs(r.CPUShare-tt.cpu) > 0.5 {
+			t.Errorf("%s: %s wall %.2f %%, cpu %.2f %%; designed %.1f, %.1f ± 0.5", tt.trace, tt.frame, r.Share, r.CPUShare, tt.wall, tt.cpu)
+		}
+	}
 }
