@@ -374,20 +374,6 @@ func SampleTypes(event string, timeBased bool) []*profile.ValueType {
 	}
 }
 
-// Windows returns the windows that have samples, in order.
-func (p *Profile) Windows() []int32 {
-	seen := map[int32]bool{}
-	var ws []int32
-	for k := range p.samples {
-		if !seen[k.win] {
-			seen[k.win] = true
-			ws = append(ws, k.win)
-		}
-	}
-	slices.Sort(ws)
-	return ws
-}
-
 // Build returns the profile of every sample (all windows in one).
 func (p *Profile) Build(meta Meta) *profile.Profile {
 	var pr *profile.Profile
