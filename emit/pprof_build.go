@@ -294,8 +294,11 @@ func (b *builder) labels(k sampleKey) map[string][]string {
 	return l
 }
 
-// WritePprof writes pr gzipped. profile.Write ignores the gzip writer's
-// Close error (where it flushes), so compress here and check it.
+// WritePprof writes pr gzipped, as profile.Write does, but at
+// gzip.BestSpeed where profile.Write takes the default level. Its error
+// is the first there is: writing the encoded profile (compressed blocks
+// go on to w as they fill), else the gzip writer's Close (which writes
+// the rest and the gzip trailer to w).
 //
 // gzip.BestSpeed: on the 120 MB go build trace it compresses the 5.6 MB
 // protobuf in a third of the default level's time (34 ms instead of
