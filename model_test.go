@@ -265,9 +265,10 @@ func TestAttachWithoutSwitchIn(t *testing.T) {
 // later sample gets parallelism 1. The wall profile becomes the CPU
 // profile: serial_phase 33.6 % instead of the known 50 %.
 // Expected: serial_phase 50 % (one sample of 2980 moved); got: 33.6 %.
-// At fault: state/state.go advance() (t.now = max, expiry against it);
-// also pipeline.go read() takes p.lastTime as the maximum, so pprof's
-// DurationNanos and --time percentages are off too.
+// At fault: the tracker's advance(), now in state/tracker.go (t.now =
+// max, expiry against it); also the pipeline's read() takes p.lastTime as
+// the maximum (the trace's span is now state/model.go's Model.Span), so
+// pprof's DurationNanos and --time percentages are off too.
 func TestWildTimestamp(t *testing.T) {
 	n := 0
 	p := rewrite(t, "phases.txt", func(lines []string) []string {
@@ -284,7 +285,8 @@ func TestWildTimestamp(t *testing.T) {
 }
 
 // Was a bug (fixed): the silence limit is taken from the first sample's period before
-// that sample is recognised as corrupt. pipeline.go sample() calls
+// that sample is recognised as corrupt. The pipeline's sample() (the
+// limit is now set by state/model.go's Model.sample) calls
 // tracker.SetGap(3*rec.Period) (and sets p.period) for the first sample
 // of the event, and only afterwards drops it when rec.Period > maxPeriod.
 // With the first sample's period corrupted to 99999999999999 the gap is
@@ -323,8 +325,9 @@ var levelRow = regexp.MustCompile(`(?m)^\s+(\d+)\s+([0-9.]+)% `)
 // histogram itself says 50.4 % of the wall at parallelism 1 and 49.6 % at
 // 2, i.e. an average of 1.50 (3.0 s of non-idle CPU in 2.0 s), but the
 // summary prints 1.75 (3.506 s of CPU, 0.5 s of it swapper).
-// At fault: summary.go addSummary adds idle samples (par 0) to g.samples
-// and g.cpu (only process scope drops the idle group, in summaryGroups).
+// At fault: addSummary (now summaryGatherer.add, emit/summarize.go) adds
+// idle samples (par 0) to g.samples and g.cpu (only process scope drops
+// the idle group, in summaryGroups).
 // Fix: keep idle samples out of g.cpu/g.samples (or subtract levels[0]
 // before dividing), and say how much idle CPU there was separately.
 func TestSummaryIdleLeftOut(t *testing.T) {

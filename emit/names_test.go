@@ -8,24 +8,48 @@ import (
 )
 
 // Expected names come from inferno's expected outputs
-// (/work/shared/corpus/inferno/results/*) and, for perf-PID.map JIT and
-// kernel annotations, from stackcollapse-perf.pl's (corpus/flamegraph/results).
+// (../testdata/corpus/inferno/results/*) and, for perf-PID.map JIT and
+// kernel annotations, from stackcollapse-perf.pl's (FlameGraph's own
+// expected outputs, which testdata does not keep).
 
 func frame(addr, sym, dso string) parse.Frame {
 	return parse.Frame{Addr: []byte(addr), Sym: []byte(sym), DSO: []byte(dso), Inlined: dso == "inlined"}
 }
 
-func TestFrameNames(t *testing.T) {
-	kernel := NameOptions{Kernel: true}
-	jit := NameOptions{JIT: true}
-	addrs := NameOptions{Addrs: true}
-	tests := []struct {
-		name string
-		f    parse.Frame
-		java bool
-		o    NameOptions
-		want []string
-	}{
+// nameCase is a frame and the names FrameNames gives it.
+type nameCase struct {
+	name string
+	f    parse.Frame
+	java bool
+	o    NameOptions
+	want []string
+}
+
+// runNameCases checks each case as a subtest, also appending to a
+// slice that holds a name already.
+func runNameCases(t *testing.T, tests []nameCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.f
+			got := FrameNames(nil, &f, tc.java, tc.o)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("FrameNames = %q, want %q", got, tc.want)
+			}
+			// Appends to dst without touching it.
+			pre := []string{"root"}
+			got2 := FrameNames(pre, &f, tc.java, tc.o)
+			if len(got2) != 1+len(tc.want) || got2[0] != "root" {
+				t.Errorf("FrameNames(dst) = %q", got2)
+			}
+		})
+	}
+}
+
+// TestFrameNamesNative: C++, Go and C frames, and frames perf could not
+// name.
+func TestFrameNamesNative(t *testing.T) {
+	runNameCases(t, []nameCase{
 		// cpp-stacks-std-function-collapsed.txt
 		{"std::function operator() loses its ()",
 			frame("561aa58dc06e", "std::function<int (int, int)>::operator()", "/home/user/genperf/perf_stacks"), false, NameOptions{},
@@ -62,6 +86,13 @@ func TestFrameNames(t *testing.T) {
 		{"[unknown] in dash",
 			frame("ae77", "[unknown]", "/usr/bin/dash"), false, NameOptions{},
 			[]string{"[dash]"}},
+	})
+}
+
+// TestFrameNamesJava: Java frames of a perf-PID.map: inline chains, class
+// names.
+func TestFrameNamesJava(t *testing.T) {
+	runNameCases(t, []nameCase{
 		// java-inline-collapsed.txt (comm java)
 		{"Java inline chain, L stripped, ; -> :, inner frames _[i]",
 			frame("7f89cc467bf0", "Ljava/io/PrintStream;::println->Ljava/io/PrintStream;::print->Ljava/io/PrintStream;::write", "/tmp/perf-10487.map"), true, NameOptions{},
@@ -75,6 +106,12 @@ func TestFrameNames(t *testing.T) {
 		{"[unknown] in libjvm.so",
 			frame("7f89e2a1b2c3", "[unknown]", "/usr/lib/jvm/java-11-openjdk/lib/server/libjvm.so"), true, NameOptions{},
 			[]string{"[libjvm.so]"}},
+	})
+}
+
+// TestFrameNamesRust: Rust symbols, legacy-mangled or demangled.
+func TestFrameNamesRust(t *testing.T) {
+	runNameCases(t, []nameCase{
 		// perf-rust-Yamakaky-dcpu-collapsed-all.txt (legacy Rust mangling)
 		{"Rust legacy <T>::new",
 			frame("38e637", "_$LT$std..io..buffered..BufReader$LT$R$GT$$GT$::new::h893d205748cacdd5", "/home/yamakaky/dev/rust/dcpu/target/debug/emulator"), false, NameOptions{},
@@ -95,6 +132,15 @@ func TestFrameNames(t *testing.T) {
 		{"Rust <X as Y>::f (already demangled)",
 			frame("56203912789e", "<alloc::boxed::Box<T> as gc::trace::Trace>::trace::mark", "/workspaces/boa/target/debug/boa_cli"), false, NameOptions{},
 			[]string{"<alloc::boxed::Box<T> as gc::trace::Trace>::trace::mark"}},
+	})
+}
+
+// TestFrameNamesOptions: what --addrs, --kernel and --jit add to names.
+func TestFrameNamesOptions(t *testing.T) {
+	kernel := NameOptions{Kernel: true}
+	jit := NameOptions{JIT: true}
+	addrs := NameOptions{Addrs: true}
+	runNameCases(t, []nameCase{
 		// perf-rust-Yamakaky-dcpu-collapsed-addrs.txt
 		{"addrs: [unknown] in [unknown]",
 			frame("40", "[unknown]", "[unknown]"), false, addrs,
@@ -136,6 +182,13 @@ func TestFrameNames(t *testing.T) {
 		{"jit: Java perf-map frame",
 			frame("7f6b2d259b1d", "Lorg/mozilla/javascript/WrapFactory;.wrap", "/tmp/perf-23895.map"), true, jit,
 			[]string{"org/mozilla/javascript/WrapFactory:.wrap_[j]"}},
+	})
+}
+
+// TestFrameNamesConventions: stackcollapse-perf.pl's conventions for odd
+// symbols.
+func TestFrameNamesConventions(t *testing.T) {
+	runNameCases(t, []nameCase{
 		// conventions of stackcollapse-perf.pl
 		{"symbol starting with ( is skipped",
 			frame("7f0000001000", "(anonymous namespace)::run", "/usr/bin/app"), false, NameOptions{},
@@ -149,22 +202,7 @@ func TestFrameNames(t *testing.T) {
 		{"no symbol, no DSO",
 			frame("7f0000001000", "", ""), false, NameOptions{},
 			[]string{"[unknown]"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			f := tc.f
-			got := FrameNames(nil, &f, tc.java, tc.o)
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("FrameNames = %q, want %q", got, tc.want)
-			}
-			// Appends to dst without touching it.
-			pre := []string{"root"}
-			got2 := FrameNames(pre, &f, tc.java, tc.o)
-			if len(got2) != 1+len(tc.want) || got2[0] != "root" {
-				t.Errorf("FrameNames(dst) = %q", got2)
-			}
-		})
-	}
+	})
 }
 
 func TestCutArgs(t *testing.T) {

@@ -46,9 +46,6 @@ func (t *seqSet) idHash(ids []uint32, h uint64) uint32 {
 // seq returns the sequence with id.
 func (t *seqSet) seq(id uint32) []uint32 { return t.seqs[id] }
 
-// len returns the number of sequences.
-func (t *seqSet) len() int { return len(t.seqs) }
-
 // idArena keeps sequences of ids in large chunks: no allocation per
 // sequence.
 type idArena struct {

@@ -63,7 +63,6 @@ type SummaryOptions struct {
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
 func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings []string) error {
-	bw := bufio.NewWriter(w)
 	// Ties (small processes with equal wall) in a fixed order: the
 	// groups come from a map.
 	sort.SliceStable(groups, func(i, j int) bool {
@@ -82,97 +81,140 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 	if o.TopGroups <= 0 {
 		o.TopGroups = 4
 	}
-	val := func(x float64) string {
-		if o.TimeBased {
-			return fmt.Sprintf("%.3f s", x/1e9)
-		}
-		return fmt.Sprintf("%.0f %s", x, o.Unit)
-	}
+	sw := &summaryWriter{w: bufio.NewWriter(w), o: o}
 	if len(groups) == 0 {
-		fmt.Fprintln(bw, "no samples")
+		fmt.Fprintln(sw.w, "no samples")
 	}
-	for gi, g := range groups {
+	for gi := range groups {
 		if gi == o.TopGroups {
-			var cpu, wall float64
-			for _, r := range groups[gi:] {
-				cpu += r.CPU
-				wall += r.Wall
-			}
-			fmt.Fprintf(bw, "\n... and %d more groups (CPU %s, wall %s): --top=N shows N groups\n", len(groups)-gi, val(cpu), val(wall))
+			sw.rest(groups[gi:])
 			break
 		}
 		if gi > 0 {
-			fmt.Fprintln(bw)
+			fmt.Fprintln(sw.w)
 		}
-		fmt.Fprintf(bw, "%s\n", g.Name)
-		if sp := g.Split; g.HasSplit && sp.Span() > 0 {
-			span := float64(sp.Span())
-			pct := func(x int64) float64 { return 100 * float64(x) / span }
-			if o.SplitWhole {
-				fmt.Fprintf(bw, "  (the whole trace's span: on a pipe a --time in percent is known only at the end)\n")
+		g := &groups[gi]
+		sw.totals(g)
+		sw.levels(g)
+		sw.serial(g)
+	}
+	sw.notes(warnings)
+	return sw.w.Flush()
+}
+
+// summaryWriter writes a summary's parts.
+type summaryWriter struct {
+	w *bufio.Writer
+	o SummaryOptions
+}
+
+// val formats a weight: seconds, or a count of the event's unit.
+func (s *summaryWriter) val(x float64) string {
+	if s.o.TimeBased {
+		return fmt.Sprintf("%.3f s", x/1e9)
+	}
+	return fmt.Sprintf("%.0f %s", x, s.o.Unit)
+}
+
+// rest writes one line for the groups not shown in full.
+func (s *summaryWriter) rest(groups []SummaryGroup) {
+	var cpu, wall float64
+	for _, r := range groups {
+		cpu += r.CPU
+		wall += r.Wall
+	}
+	fmt.Fprintf(s.w, "\n... and %d more groups (CPU %s, wall %s): --top=N shows N groups\n", len(groups), s.val(cpu), s.val(wall))
+}
+
+// totals writes a group's name, span, samples and weights, average
+// parallelism and time off CPU.
+func (s *summaryWriter) totals(g *SummaryGroup) {
+	bw, o, val := s.w, s.o, s.val
+	fmt.Fprintf(bw, "%s\n", g.Name)
+	if sp := g.Split; g.HasSplit && sp.Span() > 0 {
+		span := float64(sp.Span())
+		pct := func(x int64) float64 { return 100 * float64(x) / span }
+		if o.SplitWhole {
+			fmt.Fprintf(bw, "  (the whole trace's span: on a pipe a --time in percent is known only at the end)\n")
+		}
+		fmt.Fprintf(bw, "  span: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
+			span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
+			float64(sp.Blocked)/1e9, pct(sp.Blocked))
+	}
+	if g.HasSplit && g.Split.Span() > 0 {
+		// the span is on the line above: the samples' own first to last
+		// would be a second, slightly shorter span
+		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s\n", g.Samples, val(g.CPU), val(g.Wall))
+	} else {
+		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
+			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
+	}
+	avg := 0.0
+	if g.Wall > 0 {
+		avg = g.CPU / g.Wall
+	}
+	fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
+	if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
+		where := "--off-cpu adds it to the profile at the stacks that waited"
+		if o.OffCPU {
+			where = "in the profile under [blocked] and [runnable] leaves"
+		}
+		fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): %s\n",
+			100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()), where)
+	}
+}
+
+// levels writes a group's wall and cpu shares by parallelism, as bars.
+func (s *summaryWriter) levels(g *SummaryGroup) {
+	bw, o := s.w, s.o
+	levels := slices.Sorted(maps.Keys(g.Levels))
+	fmt.Fprintf(bw, "  %11s  %-29s %s\n", "parallelism", "wall", "cpu")
+	for _, p := range levels {
+		lv := g.Levels[p]
+		ws, cs := share(lv[0], g.Wall), share(lv[1], g.CPU)
+		label := fmt.Sprint(p)
+		if p == 0 {
+			label = "idle"
+		}
+		fmt.Fprintf(bw, "  %11s  %5.1f%% %s  %5.1f%% %s\n", label, ws, pad(bar(ws, 20, o.Unicode), 20), cs, bar(cs, 20, o.Unicode))
+	}
+}
+
+// serial writes the functions and commands of a group that ran at
+// parallelism 1.
+func (s *summaryWriter) serial(g *SummaryGroup) {
+	bw, o, val := s.w, s.o, s.val
+	if len(g.Serial) > 0 {
+		fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
+		fmt.Fprintf(bw, "    %12s %6s %12s %6s  %s\n", "self", "self%", "total", "total%", "function")
+		for i, f := range g.Serial {
+			if i == o.TopN {
+				break
 			}
-			fmt.Fprintf(bw, "  span: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
-				span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
-				float64(sp.Blocked)/1e9, pct(sp.Blocked))
-		}
-		if g.HasSplit && g.Split.Span() > 0 {
-			// the span is on the line above: the samples' own first to last
-			// would be a second, slightly shorter span
-			fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s\n", g.Samples, val(g.CPU), val(g.Wall))
-		} else {
-			fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
-				g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
-		}
-		avg := 0.0
-		if g.Wall > 0 {
-			avg = g.CPU / g.Wall
-		}
-		fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
-		if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
-			where := "--off-cpu adds it to the profile at the stacks that waited"
-			if o.OffCPU {
-				where = "in the profile under [blocked] and [runnable] leaves"
-			}
-			fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): %s\n",
-				100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()), where)
-		}
-		levels := slices.Sorted(maps.Keys(g.Levels))
-		fmt.Fprintf(bw, "  %11s  %-29s %s\n", "parallelism", "wall", "cpu")
-		for _, p := range levels {
-			lv := g.Levels[p]
-			ws, cs := share(lv[0], g.Wall), share(lv[1], g.CPU)
-			label := fmt.Sprint(p)
-			if p == 0 {
-				label = "idle"
-			}
-			fmt.Fprintf(bw, "  %11s  %5.1f%% %s  %5.1f%% %s\n", label, ws, pad(bar(ws, 20, o.Unicode), 20), cs, bar(cs, 20, o.Unicode))
-		}
-		if len(g.Serial) > 0 {
-			fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
-			fmt.Fprintf(bw, "    %12s %6s %12s %6s  %s\n", "self", "self%", "total", "total%", "function")
-			for i, f := range g.Serial {
-				if i == o.TopN {
-					break
-				}
-				fmt.Fprintf(bw, "    %12s %5.1f%% %12s %5.1f%%  %s\n", val(f.Self), share(f.Self, g.Wall), val(f.Cum), share(f.Cum, g.Wall), f.Name)
-			}
-		}
-		if len(g.SerialByComm) > 1 {
-			fmt.Fprintf(bw, "  serial by command:\n")
-			for i, f := range g.SerialByComm {
-				if i == o.TopN {
-					break
-				}
-				fmt.Fprintf(bw, "    %12s %5.1f%%  %s\n", val(f.Cum), share(f.Cum, g.Wall), f.Name)
-			}
+			fmt.Fprintf(bw, "    %12s %5.1f%% %12s %5.1f%%  %s\n", val(f.Self), share(f.Self, g.Wall), val(f.Cum), share(f.Cum, g.Wall), f.Name)
 		}
 	}
+	if len(g.SerialByComm) > 1 {
+		fmt.Fprintf(bw, "  serial by command:\n")
+		for i, f := range g.SerialByComm {
+			if i == o.TopN {
+				break
+			}
+			fmt.Fprintf(bw, "    %12s %5.1f%%  %s\n", val(f.Cum), share(f.Cum, g.Wall), f.Name)
+		}
+	}
+}
+
+// notes writes what follows the groups: the process tree hint, the idle
+// samples and the warnings.
+func (s *summaryWriter) notes(warnings []string) {
+	bw, o := s.w, s.o
 	if h := o.Tree; h != nil {
 		fmt.Fprintf(bw, "\n%.0f%% of the CPU time ran in the process tree of %s (pid %d, %d processes): --tree=%d counts it as one group\n",
 			h.Share, h.Comm, h.PID, h.Groups, h.PID)
 	}
 	if o.IdleSamples > 0 {
-		fmt.Fprintf(bw, "\nidle (tid 0, swapper): %d samples, CPU %s, in no group above\n", o.IdleSamples, val(o.IdleCPU))
+		fmt.Fprintf(bw, "\nidle (tid 0, swapper): %d samples, CPU %s, in no group above\n", o.IdleSamples, s.val(o.IdleCPU))
 	}
 	if len(warnings) > 0 {
 		fmt.Fprintln(bw)
@@ -180,7 +222,6 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 			fmt.Fprintf(bw, "warning: %s\n", strings.ReplaceAll(wn, "\n", "\n  "))
 		}
 	}
-	return bw.Flush()
 }
 
 func share(x, of float64) float64 {

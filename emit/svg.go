@@ -126,48 +126,89 @@ func parColor(par, maxPar float64) string {
 
 // WriteSVG writes the flame graph of the folded stacks.
 func WriteSVG(w io.Writer, s *Stacks, t *Totals, o SVGOptions) error {
-	width := func(f *flameFrame) float64 {
-		if o.Weight == CPU {
-			return f.cpu
-		}
-		return f.wall
-	}
-	// A first walk for the totals, the depth drawn and the most parallel
-	// frame drawn (the colours' scale), a second one to draw.
-	var root flameFrame
+	g := newFlameGraph(s, t, o)
+	bw := bufio.NewWriter(w)
+	g.writeHead(bw)
+	g.writeFrames(bw)
+	g.writeLegend(bw)
+	return bw.Flush()
+}
+
+// flameGraph is what drawing a flame graph needs to know before its
+// first frame.
+type flameGraph struct {
+	s *Stacks
+	t *Totals
+	o SVGOptions
+	// root is the "all" frame, total its width.
+	root  flameFrame
+	total float64
+	// depth is the deepest frame drawn, maxPar the most parallel frame
+	// drawn (the colours' scale).
+	depth  int
+	maxPar float64
+	height int // px
+}
+
+// newFlameGraph walks the frames once for the totals and again for the
+// depth drawn and the most parallel frame drawn; writeFrames walks them a
+// third time, to draw.
+func newFlameGraph(s *Stacks, t *Totals, o SVGOptions) *flameGraph {
+	g := &flameGraph{s: s, t: t, o: o, maxPar: 1}
 	flameFrames(s, t, o.Weight, func(f *flameFrame) {
 		if f.depth == 0 {
-			root = *f
+			g.root = *f
 		}
 	})
-	total := width(&root)
-	drawn := func(f *flameFrame) bool {
-		return total > 0 && width(f)/total*(svgWidth-2*svgMargin) >= svgMinWidth
-	}
-	depth, maxPar := 0, 1.0
+	g.total = g.width(&g.root)
 	flameFrames(s, t, o.Weight, func(f *flameFrame) {
-		if drawn(f) {
-			depth = max(depth, f.depth)
+		if g.drawn(f) {
+			g.depth = max(g.depth, f.depth)
 			if f.wall > 0 {
-				maxPar = math.Max(maxPar, f.cpu/f.wall)
+				g.maxPar = math.Max(g.maxPar, f.cpu/f.wall)
 			}
 		}
 	})
-	height := svgHeader + (depth+1)*svgFrame + svgLegend + 2*svgMargin
-	bw := bufio.NewWriter(w)
-	val := func(x float64) string {
-		if o.TimeBased {
-			return fmt.Sprintf("%.3f s", x/1e9)
-		}
-		return fmt.Sprintf("%.0f %s", x, o.Unit)
+	g.height = svgHeader + (g.depth+1)*svgFrame + svgLegend + 2*svgMargin
+	return g
+}
+
+// width is f's weight: its CPU or its wall.
+func (g *flameGraph) width(f *flameFrame) float64 {
+	if g.o.Weight == CPU {
+		return f.cpu
 	}
-	what := "wall"
-	if o.Weight == CPU {
-		what = "CPU"
+	return f.wall
+}
+
+// drawn says whether f is wide enough to draw.
+func (g *flameGraph) drawn(f *flameFrame) bool {
+	return g.total > 0 && g.width(f)/g.total*(svgWidth-2*svgMargin) >= svgMinWidth
+}
+
+// val formats a weight: seconds, or a count of the event's unit.
+func (g *flameGraph) val(x float64) string {
+	if g.o.TimeBased {
+		return fmt.Sprintf("%.3f s", x/1e9)
 	}
-	title := o.Title
+	return fmt.Sprintf("%.0f %s", x, g.o.Unit)
+}
+
+// what names the time that the widths are.
+func (g *flameGraph) what() string {
+	if g.o.Weight == CPU {
+		return "CPU"
+	}
+	return "wall"
+}
+
+// writeHead writes the SVG element, its style, background, title and
+// buttons.
+func (g *flameGraph) writeHead(bw *bufio.Writer) {
+	height, total := g.height, g.total
+	title := g.o.Title
 	if title == "" {
-		title = "wallfold: " + what + " time"
+		title = "wallfold: " + g.what() + " time"
 	}
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" data-total="%g" data-width="%d">
@@ -189,9 +230,13 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 <text x="%d" y="44" id="matched" text-anchor="end"> </text>
 `, svgWidth, height, svgWidth, height, total, svgWidth-2*svgMargin,
 		svgMargin, html.EscapeString(title), svgWidth-260, svgWidth-120, svgMargin, svgWidth-svgMargin)
+}
 
+// writeFrames writes the frames drawn.
+func (g *flameGraph) writeFrames(bw *bufio.Writer) {
+	total, root, maxPar, drawn, width, val := g.total, g.root, g.maxPar, g.drawn, g.width, g.val
 	// Frames come children first; the page places them by their data.
-	flameFrames(s, t, o.Weight, func(f *flameFrame) {
+	flameFrames(g.s, g.t, g.o.Weight, func(f *flameFrame) {
 		if !drawn(f) {
 			return
 		}
@@ -214,6 +259,11 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 			svgMargin+f.x/total*(svgWidth-2*svgMargin), y, px, svgFrame-1, parColor(par, maxPar),
 			svgMargin+f.x/total*(svgWidth-2*svgMargin)+3, y+svgFrame-5, html.EscapeString(label))
 	})
+}
+
+// writeLegend writes the colours' legend and the script.
+func (g *flameGraph) writeLegend(bw *bufio.Writer) {
+	height, maxPar, what := g.height, g.maxPar, g.what()
 	// The legend: colours by average parallelism.
 	ly := height - svgMargin - 10
 	fmt.Fprintf(bw, `<text x="%d" y="%d">average parallelism:</text>
@@ -230,7 +280,6 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 	}
 	fmt.Fprintf(bw, "<text x=\"%d\" y=\"%d\">(serial warm, parallel cool; widths: %s time)</text>\n", lx+10, ly, what)
 	fmt.Fprintf(bw, "<script><![CDATA[\n%s\n]]></script>\n</svg>\n", flameJS)
-	return bw.Flush()
 }
 
 // svgText makes a frame name fit for XML: valid UTF-8 (perf prints the

@@ -21,13 +21,11 @@ import (
 // Timestamps are microseconds from the trace's first record.
 
 type traceThread struct {
-	group    int
-	kind     string // "running", "blocked", "runnable"; "" when none is open
-	since    int64
-	last     int64 // the latest transition (stretches end no later)
-	lastRef  int
-	comm     string
-	sawOnCPU bool
+	group   int
+	kind    string // "running", "blocked", "runnable"; "" when none is open
+	since   int64
+	last    int64 // the latest transition (stretches end no later)
+	lastRef int
 }
 
 type traceGroup struct {
@@ -35,8 +33,7 @@ type traceGroup struct {
 	count     int
 	serialTID int   // the thread of the open serial stretch, -1: none
 	serialAt  int64 // its start
-	name      string
-	shown     bool // a counter value in the window was written
+	shown     bool  // a counter value in the window was written
 }
 
 // traceWriter is the ChromeTrace output: stacks name the threads and the

@@ -53,12 +53,13 @@ func transcript(data []byte, concurrent bool) string {
 	return transcriptWith(data, concurrent, maxTableLines, nil)
 }
 
-// transcriptWith is transcript with a frame table that takes at most
-// maxLines lines, calling frame (if not nil) with every frame read.
-func transcriptWith(data []byte, concurrent bool, maxLines int, frame func(Frame)) string {
+// transcriptWith is transcript with a frame table that has room for
+// only room more lines (see fillTable), calling frame (if not nil) with
+// every frame read.
+func transcriptWith(data []byte, concurrent bool, room int, frame func(Frame)) string {
 	var b strings.Builder
 	r := newReader(bytes.NewReader(data), "f", concurrent)
-	r.p.tab.maxLines = maxLines // a concurrent reader's producer takes this table
+	fillTable(r.p.tab, room) // a concurrent reader's producer takes this table
 	for r.Scan() {
 		x := r.Record()
 		if x.Kind == KindError {

@@ -21,8 +21,6 @@ type frameTable struct {
 	n      int    // entries
 	chunk  []byte // where new lines are copied; never moved
 	bytes  int
-
-	maxLines, maxBytes int // maxTableLines, maxTableBytes (tests: less)
 }
 
 // tabEntry is a Frame in 48 bytes instead of 112: its line and where the
@@ -48,12 +46,12 @@ const (
 )
 
 func newFrameTable() *frameTable {
-	return &frameTable{ids: make(map[string]uint32), maxLines: maxTableLines, maxBytes: maxTableBytes}
+	return &frameTable{ids: make(map[string]uint32)}
 }
 
 // takes says whether the table takes line as a new entry.
 func (t *frameTable) takes(line []byte) bool {
-	return t.n < t.maxLines && t.bytes < t.maxBytes && len(line) <= maxTabled
+	return t.n < maxTableLines && t.bytes < maxTableBytes && len(line) <= maxTabled
 }
 
 // keep copies line into the table's memory, where it stays unchanged for

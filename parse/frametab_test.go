@@ -8,12 +8,21 @@ import (
 	"testing"
 )
 
+// fillTable makes t, a new table, one that has room for only room more
+// lines, as if it had already numbered maxTableLines-room: the IDs it
+// gives from then on are maxTableLines-room+1 to maxTableLines.
+func fillTable(t *frameTable, room int) {
+	t.n = maxTableLines - room
+	// add makes a block when it starts one; this one it starts halfway.
+	t.blocks[t.n/tableBlock] = new([tableBlock]tabEntry)
+}
+
 // scanTrace is transcriptWith, and every frame's ID with its fields
 // ("addr|sym|off|dso|i").
-func scanTrace(data []byte, concurrent bool, maxLines int) (string, []uint32, []string) {
+func scanTrace(data []byte, concurrent bool, room int) (string, []uint32, []string) {
 	var ids []uint32
 	var texts []string
-	tr := transcriptWith(data, concurrent, maxLines, func(f Frame) {
+	tr := transcriptWith(data, concurrent, room, func(f Frame) {
 		ids = append(ids, f.ID)
 		texts = append(texts, string(f.Addr)+"|"+string(f.Sym)+"|"+string(f.Off)+"|"+string(f.DSO)+"|"+map[bool]string{true: "i"}[f.Inlined])
 	})
@@ -53,14 +62,17 @@ func TestFrameIDs(t *testing.T) {
 			t.Errorf("%s: %d IDs for %d distinct frames", name, len(byID), len(idOf))
 		}
 
+		// A table with room for small more lines numbers the first small
+		// frames as an empty one does, after the lines it holds.
 		const small = 7
 		trSmall, idsSmall, _ := scanTrace(data, false, small)
 		if tr != trSmall {
 			t.Fatalf("%s: transcripts differ with a full table", name)
 		}
+		held := uint32(maxTableLines - small)
 		for i, id := range idsSmall {
-			if id > small || (id != 0 && id != ids[i]) {
-				t.Fatalf("%s: frame %d: ID %d with a table of %d, %d without limit", name, i, id, small, ids[i])
+			if id != 0 && (id <= held || id > maxTableLines || id-held != ids[i]) {
+				t.Fatalf("%s: frame %d: ID %d with room for %d lines, %d in an empty table", name, i, id, small, ids[i])
 			}
 		}
 
@@ -115,7 +127,7 @@ func TestBadLinesDoNotFillTable(t *testing.T) {
 	}
 	b.WriteString("c 1 [0] 2.0: 1 cpu-clock:\n\t1234 main (/bin/a)\n\n")
 	r := newReader(&b, "x", false)
-	r.p.tab.maxBytes = 20000 // 32 MiB in production
+	r.p.tab.bytes = maxTableBytes - 20000 // room for 20000 bytes of text
 	var ids []uint32
 	samples := 0
 	for r.Scan() {

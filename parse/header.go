@@ -147,13 +147,33 @@ func nextToken(line []byte, i int) token {
 // that is no pid ("COMM [CPU] TIME: ...", perf script -F without tid) is a
 // header without tid (hasTID false, pid and tid -1). Without a time token
 // (very old perf, or -F without time), the first pid-like word after the
-// first word is taken as the tid.
+// first word is taken as the tid. What follows is a side-band record's
+// "PERF_RECORD_..." or a sample's "[PERIOD] EVENT: [REST]".
 func parseHeader(line []byte) (h header, ok bool) {
 	h.pid, h.tid, h.cpu = -1, -1, -1
+	after, found := h.timedPrefix(line)
+	if !found {
+		if after, found = h.untimedPrefix(line); !found {
+			return h, false
+		}
+	}
+	rest := line[after:]
+	for len(rest) > 0 && isSpace(rest[0]) {
+		rest = rest[1:]
+	}
+	if bytes.HasPrefix(rest, []byte("PERF_RECORD_")) {
+		h.sideband = rest[len("PERF_RECORD_"):]
+		return h, true
+	}
+	return h, h.sampleTail(rest)
+}
+
+// timedPrefix reads a prefix with a time token into h: "COMM [PID/]TID
+// [CPU] TIME:", else "COMM [CPU] TIME:" (no tid). after is the offset
+// after the time token; found is false when the line has neither.
+func (h *header) timedPrefix(line []byte) (after int, found bool) {
 	var toks [4]token // the last few tokens before the current one
 	n := 0
-	var after int // offset after the time (or pid/cpu) token
-	found := false
 	// The first time token with no pid before it: COMM ends at
 	// noTIDComm, the CPU (if any) is noTIDCPU.
 	noTIDAt, noTIDComm, noTIDCPU := -1, 0, token{-1, -1}
@@ -171,9 +191,7 @@ func parseHeader(line []byte) (h header, ok bool) {
 						h.setPid(line[pp.start:pp.end])
 						h.comm = bytes.TrimSpace(line[:pp.start])
 						h.time, h.hasTime = ns, true
-						after = t.end
-						found = true
-						break
+						return t.end, true
 					}
 					if noTIDAt < 0 && !isPidTok(line[pp.start:pp.end]) {
 						noTIDAt, noTIDComm, noTIDCPU, noTIDTime = t.end, prev.start, prev, ns
@@ -182,9 +200,7 @@ func parseHeader(line []byte) (h header, ok bool) {
 					h.setPid(pw)
 					h.comm = bytes.TrimSpace(line[:prev.start])
 					h.time, h.hasTime = ns, true
-					after = t.end
-					found = true
-					break
+					return t.end, true
 				} else if noTIDAt < 0 && !isPidTok(pw) && !isCPUTok(pw) {
 					noTIDAt, noTIDComm, noTIDTime = t.end, t.start, ns
 				}
@@ -196,48 +212,46 @@ func parseHeader(line []byte) (h header, ok bool) {
 			break // not a header; no comm has that many words
 		}
 	}
-	if !found && noTIDAt >= 0 {
-		h.comm = bytes.TrimSpace(line[:noTIDComm])
-		if noTIDCPU.end >= 0 {
-			h.cpu, _ = atoi(line[noTIDCPU.start+1 : noTIDCPU.end-1])
-		}
-		h.time, h.hasTime = noTIDTime, true
-		after = noTIDAt
-		found = true
+	if noTIDAt < 0 {
+		return 0, false
 	}
-	if !found {
-		// No time: "COMM TID [CPU] [PERIOD] EVENT:".
-		n = 0
-		for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
-			w := line[t.start:t.end]
-			if n >= 1 && isPidTok(w) {
-				h.setPid(w)
-				h.comm = bytes.TrimSpace(line[:t.start])
-				after = t.end
-				if c := nextToken(line, after); c.end >= 0 && isCPUTok(line[c.start:c.end]) {
-					h.cpu, _ = atoi(line[c.start+1 : c.end-1])
-					after = c.end
-				}
-				found = true
-				break
+	h.comm = bytes.TrimSpace(line[:noTIDComm])
+	if noTIDCPU.end >= 0 {
+		h.cpu, _ = atoi(line[noTIDCPU.start+1 : noTIDCPU.end-1])
+	}
+	h.time, h.hasTime = noTIDTime, true
+	return noTIDAt, true
+}
+
+// untimedPrefix reads a prefix without a time into h: "COMM TID [CPU]".
+// after is the offset after it; found is false when no word after the
+// first is a pid.
+func (h *header) untimedPrefix(line []byte) (after int, found bool) {
+	n := 0
+	for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
+		w := line[t.start:t.end]
+		if n >= 1 && isPidTok(w) {
+			h.setPid(w)
+			h.comm = bytes.TrimSpace(line[:t.start])
+			after = t.end
+			if c := nextToken(line, after); c.end >= 0 && isCPUTok(line[c.start:c.end]) {
+				h.cpu, _ = atoi(line[c.start+1 : c.end-1])
+				after = c.end
 			}
-			n++
-			if n > 64 {
-				break
-			}
+			return after, true
 		}
-		if !found {
-			return h, false
+		n++
+		if n > 64 {
+			break
 		}
 	}
-	rest := line[after:]
-	for len(rest) > 0 && isSpace(rest[0]) {
-		rest = rest[1:]
-	}
-	if bytes.HasPrefix(rest, []byte("PERF_RECORD_")) {
-		h.sideband = rest[len("PERF_RECORD_"):]
-		return h, true
-	}
+	return 0, false
+}
+
+// sampleTail reads what follows a sample's prefix (leading spaces
+// trimmed) into h: "[PERIOD] EVENT: [REST]". It is false when there is no
+// event.
+func (h *header) sampleTail(rest []byte) bool {
 	// Optional period: a number followed by a space.
 	if t := nextToken(rest, 0); t.end >= 0 && t.end < len(rest) && allDigits(rest[t.start:t.end]) {
 		if p, ok := atou(rest[t.start:t.end]); ok {
@@ -257,14 +271,14 @@ func parseHeader(line []byte) (h header, ok bool) {
 		}
 	}
 	if end <= 0 {
-		return h, false
+		return false
 	}
 	h.event = rest[:end]
 	if bytes.IndexByte(h.event, ' ') >= 0 {
-		return h, false
+		return false
 	}
 	h.rest = bytes.TrimSpace(rest[end+1:])
-	return h, true
+	return true
 }
 
 func (h *header) setPid(w []byte) {

@@ -5,12 +5,10 @@ import (
 	"testing"
 )
 
-func TestReaderSampleHeaders(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []rec
-	}{
+// TestReaderHeaderColumns: a sample header's pid/tid and cpu columns, as
+// perf lays them out.
+func TestReaderHeaderColumns(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "tid only, period, cpu-clock (phases.txt)",
 			in:   "phases  5756   273.126215:    1001001 cpu-clock: \n" + phasesStack + "\n",
@@ -58,6 +56,12 @@ func TestReaderSampleHeaders(t *testing.T) {
 			want: []rec{sample(1, "mir-console", -1, 23166, 0, 1333768765000, 0, "cpu-clock",
 				fr{"44bee3", "camlLwt__return_1285", "", "/mnt/mirage/mirage-skeleton/console.unix2/_build/main.native", false})},
 		},
+	})
+}
+
+// TestReaderHeaderEvents: a sample header's time, period and event.
+func TestReaderHeaderEvents(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "event right-padded to equal width (perf-cycles-instructions)",
 			in:   "cksum 21804 [000] 1410598.006198:       cycles: \n\t            1ad1 cksum (/usr/bin/cksum)\n\n",
@@ -90,6 +94,23 @@ func TestReaderSampleHeaders(t *testing.T) {
 			want: []rec{sample(1, "func_ab", -1, 15285, -1, 28075374517811000, 0, "cpu-clock", funcabFrames...)},
 		},
 		{
+			name: "--ns: nine fraction digits",
+			in:   "phases  5756   273.125201123:    1001001 cpu-clock: \n" + phasesLeaf + "\n",
+			want: []rec{sample(1, "phases", -1, 5756, -1, 273125201123, 1001001, "cpu-clock", phasesLeafFr)},
+		},
+		{
+			name: "event cycles:P",
+			in:   "phases  5756   273.126215:    1001001 cycles:P: \n" + phasesLeaf + "\n",
+			want: []rec{sample(1, "phases", -1, 5756, -1, 273126215000, 1001001, "cycles:P", phasesLeafFr)},
+		},
+	})
+}
+
+// TestReaderHeaderNoTimeOrTID: sample headers without a time or without a
+// tid.
+func TestReaderHeaderNoTimeOrTID(t *testing.T) {
+	runReadCases(t, []readCase{
+		{
 			name: "no time, no period (perf-funcab-pid-01)",
 			in:   "func_ab 15294 cpu-clock: \n" + funcabStack + "\n",
 			want: []rec{noTime(sample(1, "func_ab", -1, 15294, -1, 0, 0, "cpu-clock", funcabFrames...))},
@@ -111,11 +132,13 @@ func TestReaderSampleHeaders(t *testing.T) {
 			in:   "Web Content [001]   947.705097:    1001001 cpu-clock: \n" + phasesLeaf + "\n",
 			want: []rec{sample(1, "Web Content", -1, -1, 1, 947705097000, 1001001, "cpu-clock", phasesLeafFr)},
 		},
-		{
-			name: "--ns: nine fraction digits",
-			in:   "phases  5756   273.125201123:    1001001 cpu-clock: \n" + phasesLeaf + "\n",
-			want: []rec{sample(1, "phases", -1, 5756, -1, 273125201123, 1001001, "cpu-clock", phasesLeafFr)},
-		},
+	})
+}
+
+// TestReaderHeaderComms: comms with spaces, digits, slashes, colons and
+// brackets.
+func TestReaderHeaderComms(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "comm with a space, pid/tid, cpu, cycles:u",
 			in:   "Web Content  4321/4400  [003]  1234.567890:     250000 cycles:u: \n" + phasesLeaf + "\n",
@@ -141,11 +164,13 @@ func TestReaderSampleHeaders(t *testing.T) {
 			in:   "[ET_NET 0] 1240 55.500000: 10000 cpu-clock:uhH: \n" + phasesLeaf + "\n",
 			want: []rec{sample(1, "[ET_NET 0]", -1, 1240, -1, 55500000000, 10000, "cpu-clock:uhH", phasesLeafFr)},
 		},
-		{
-			name: "event cycles:P",
-			in:   "phases  5756   273.126215:    1001001 cycles:P: \n" + phasesLeaf + "\n",
-			want: []rec{sample(1, "phases", -1, 5756, -1, 273126215000, 1001001, "cycles:P", phasesLeafFr)},
-		},
+	})
+}
+
+// TestReaderOneLineSamples: samples whose header line holds more than the
+// event: a tracepoint's payload, or the only frame (recorded without -g).
+func TestReaderOneLineSamples(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "tracepoint with payload and no period, no -g, two in a row",
 			in: "            perf  1234 [001]   100.000100: sched:sched_switch: prev_comm=perf prev_pid=1234 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n" +
@@ -205,24 +230,22 @@ func TestReaderSampleHeaders(t *testing.T) {
 				sample(4, "phases", -1, 5990, -1, 287398473000, 1001001, "cpu-clock", spinForNoGFr),
 			},
 		},
-		{
-			name: "sample at end of input without blank line or newline",
-			in:   "phases  5756   273.126215:    1001001 cpu-clock: \n" + strings.TrimSuffix(phasesStack, "\n"),
-			want: []rec{sample(1, "phases", -1, 5756, -1, 273126215000, 1001001, "cpu-clock", phasesFrames...)},
-		},
+	})
+}
+
+// TestReaderInputEdges: what comes before the first sample (perf's header
+// block) and after the last (no blank line, no newline).
+func TestReaderInputEdges(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "header block comments are skipped", // but the time lines: TestPerfHeaderFromReader
 			in:   "# ========\n# hostname : vm\n#\nperf   977/977   [000] 7628263.042515: cycles: \n\n",
 			want: []rec{sample(4, "perf", 977, 977, 0, 7628263042515000, 0, "cycles")},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := readAll(t, tc.in)
-			if res.skipped != 0 {
-				t.Errorf("Skipped() = %d (lines %v), want 0", res.skipped, res.errLine)
-			}
-			checkRecs(t, res.recs, tc.want)
-		})
-	}
+		{
+			name: "sample at end of input without blank line or newline",
+			in:   "phases  5756   273.126215:    1001001 cpu-clock: \n" + strings.TrimSuffix(phasesStack, "\n"),
+			want: []rec{sample(1, "phases", -1, 5756, -1, 273126215000, 1001001, "cpu-clock", phasesFrames...)},
+		},
+	})
 }

@@ -21,37 +21,52 @@ type fr struct {
 	Inlined             bool
 }
 
-// rec is a Record with strings, for comparing.
+// rec is a Record with strings, for comparing, its fields grouped as
+// Record's are.
 type rec struct {
-	Kind      Kind
-	Line      int
-	Comm      string
-	PID, TID  int
-	CPU       int
-	Time      int64
-	HasTime   bool
+	Kind    Kind
+	Line    int
+	Comm    string
+	PID     int
+	TID     int
+	CPU     int
+	Time    int64
+	HasTime bool
+	recSample
+	Payload string
+	recSwitch
+	recTask
+	Lost uint64
+}
+
+type recSample struct {
 	Period    uint64
 	HasPeriod bool
 	Event     string
 	Frames    []fr
-	Payload   string
+}
 
-	Out, Preempt           bool
+type recSwitch struct {
+	Out, Preempt     bool
+	PeerPID, PeerTID int
+}
+
+type recTask struct {
 	SubjectPID, SubjectTID int
 	ParentPID, ParentTID   int
-	PeerPID, PeerTID       int
 	NewComm                string
-	Lost                   uint64
 }
 
 func toRec(r *Record) rec {
 	out := rec{
 		Kind: r.Kind, Line: r.Line, Comm: string(r.Comm), PID: r.PID, TID: r.TID, CPU: r.CPU,
-		Time: r.Time, HasTime: r.HasTime, Period: r.Period, HasPeriod: r.HasPeriod,
-		Event: string(r.Event), Payload: string(r.Payload), Out: r.Out, Preempt: r.Preempt,
-		SubjectPID: r.SubjectPID, SubjectTID: r.SubjectTID, ParentPID: r.ParentPID, ParentTID: r.ParentTID,
-		PeerPID: r.PeerPID, PeerTID: r.PeerTID,
-		NewComm: string(r.NewComm), Lost: r.Lost,
+		Time: r.Time, HasTime: r.HasTime,
+		recSample: recSample{Period: r.Period, HasPeriod: r.HasPeriod, Event: string(r.Event)},
+		Payload:   string(r.Payload),
+		recSwitch: recSwitch{Out: r.Out, Preempt: r.Preempt, PeerPID: r.PeerPID, PeerTID: r.PeerTID},
+		recTask: recTask{SubjectPID: r.SubjectPID, SubjectTID: r.SubjectTID, ParentPID: r.ParentPID, ParentTID: r.ParentTID,
+			NewComm: string(r.NewComm)},
+		Lost: r.Lost,
 	}
 	for _, f := range r.Frames {
 		out.Frames = append(out.Frames, fr{string(f.Addr), string(f.Sym), string(f.Off), string(f.DSO), f.Inlined})
@@ -101,8 +116,8 @@ func readAll(t *testing.T, in string) readResult {
 
 // sample builds the expected record of a sample.
 func sample(line int, comm string, pid, tid, cpu int, timeNS int64, period uint64, event string, frames ...fr) rec {
-	r := rec{Kind: KindSample, Line: line, Comm: comm, PID: pid, TID: tid, CPU: cpu,
-		Time: timeNS, HasTime: true, Period: period, HasPeriod: true, Event: event, Frames: frames}
+	r := rec{Kind: KindSample, Line: line, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: timeNS, HasTime: true,
+		recSample: recSample{Period: period, HasPeriod: true, Event: event, Frames: frames}}
 	if period == 0 {
 		r.Period, r.HasPeriod = 1, false
 	}
@@ -169,20 +184,49 @@ func checkRecs(t *testing.T, got, want []rec) {
 	}
 }
 
-func TestReaderStructure(t *testing.T) {
-	cppHdr := "perf_stacks 20602  2217.581638:          1 cycles:uppp: \n"
-	cppSample := func(line int, frames ...fr) rec {
-		return sample(line, "perf_stacks", -1, 20602, -1, 2217581638000, 1, "cycles:uppp", frames...)
+// readCase is an input and what the reader makes of it: its records,
+// and the lines it skips as errors.
+type readCase struct {
+	name    string
+	in      string
+	want    []rec
+	skipped int
+	errLine []int
+}
+
+// runReadCases reads each case's input as a subtest.
+func runReadCases(t *testing.T, tests []readCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := readAll(t, tc.in)
+			if res.skipped != tc.skipped {
+				t.Errorf("Skipped() = %d, want %d", res.skipped, tc.skipped)
+			}
+			if !reflect.DeepEqual(res.errLine, tc.errLine) {
+				t.Errorf("error lines = %v, want %v", res.errLine, tc.errLine)
+			}
+			checkRecs(t, res.recs, tc.want)
+		})
 	}
-	startFr := fr{"7f443cc6f090", "_start", "", "/lib/x86_64-linux-gnu/ld-2.27.so", false}
-	startLine := "\t    7f443cc6f090 _start (/lib/x86_64-linux-gnu/ld-2.27.so)\n"
-	tests := []struct {
-		name    string
-		in      string
-		want    []rec
-		skipped int
-		errLine []int
-	}{
+}
+
+// A sample of cpp-stacks-std-function.txt: its header line and a frame.
+var (
+	cppHdr    = "perf_stacks 20602  2217.581638:          1 cycles:uppp: \n"
+	startLine = "\t    7f443cc6f090 _start (/lib/x86_64-linux-gnu/ld-2.27.so)\n"
+	startFr   = fr{"7f443cc6f090", "_start", "", "/lib/x86_64-linux-gnu/ld-2.27.so", false}
+)
+
+// cppSample is the record of cppHdr at line with frames.
+func cppSample(line int, frames ...fr) rec {
+	return sample(line, "perf_stacks", -1, 20602, -1, 2217581638000, 1, "cycles:uppp", frames...)
+}
+
+// TestReaderBadLines: a line the reader cannot read is an error in its
+// place, and drops the sample it is in; reading goes on.
+func TestReaderBadLines(t *testing.T) {
+	runReadCases(t, []readCase{
 		{
 			name: "empty stack then stray stack line (inferno empty-line.txt)",
 			in: "inline-counter 26037  8801.193547:     250000 cpu-clock:uhH:\n" +
@@ -247,6 +291,19 @@ func TestReaderStructure(t *testing.T) {
 			skipped: 3, errLine: []int{1, 8, 10},
 		},
 		{
+			name:    "stray stack line outside a sample",
+			in:      "\t    7f443cc6f090 _start (/lib/x86_64-linux-gnu/ld-2.27.so)\n" + cppHdr + startLine,
+			want:    []rec{cppSample(2, startFr)},
+			skipped: 1, errLine: []int{1},
+		},
+	})
+}
+
+// TestReaderStackEnds: where a sample's stack ends, and which of its
+// lines are no frames.
+func TestReaderStackEnds(t *testing.T) {
+	runReadCases(t, []readCase{
+		{
 			name: "whitespace-only lines end a stack",
 			in: cppHdr + startLine + "   \t  \n" +
 				cppHdr + " \n" +
@@ -280,6 +337,36 @@ func TestReaderStructure(t *testing.T) {
 			want: []rec{cppSample(1, startFr, fr{"7f443cc6f091", "_start", "", "/lib/x86_64-linux-gnu/ld-2.27.so", false})},
 		},
 		{
+			name: "perf 3.2: no time, no period, stack lines without leading whitespace (perf-java-stacks-02)",
+			in: "java 19983 cycles:\n" +
+				"ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n" +
+				"7f7241fbe6d8 arrayOopDesc::base(BasicType) const (/home/xguan/opt/jdk1.8.0_112/jre/lib/amd64/server/libjvm.so)\n" +
+				"7f722d12e1d4 LBusy;::main (/tmp/perf-19982.map)\n" +
+				"\n" +
+				"java 19983 cycles:\n" +
+				"7f72432b4e9a start_thread (/lib/x86_64-linux-gnu/libpthread-2.15.so)\n" +
+				"\n",
+			want: []rec{
+				noTime(sample(1, "java", -1, 19983, -1, 0, 0, "cycles",
+					fr{"ffffffff8103d0ca", "native_write_msr_safe", "", "[kernel.kallsyms]", false},
+					fr{"7f7241fbe6d8", "arrayOopDesc::base(BasicType) const", "", "/home/xguan/opt/jdk1.8.0_112/jre/lib/amd64/server/libjvm.so", false},
+					fr{"7f722d12e1d4", "LBusy;::main", "", "/tmp/perf-19982.map", false})),
+				noTime(sample(6, "java", -1, 19983, -1, 0, 0, "cycles",
+					fr{"7f72432b4e9a", "start_thread", "", "/lib/x86_64-linux-gnu/libpthread-2.15.so", false})),
+			},
+		},
+		{
+			name: "no input",
+			in:   "",
+		},
+	})
+}
+
+// TestReaderLineEnds: CRLF and bare CR end lines as LF does, in line
+// numbers too.
+func TestReaderLineEnds(t *testing.T) {
+	runReadCases(t, []readCase{
+		{
 			name: "CRLF line ends",
 			in: strings.ReplaceAll("phases  5756   273.126215:    1001001 cpu-clock: \n"+phasesStack+"\n"+
 				"phases  5756   273.125607: PERF_RECORD_SWITCH IN         \n"+
@@ -309,48 +396,7 @@ func TestReaderStructure(t *testing.T) {
 			},
 			skipped: 1, errLine: []int{4},
 		},
-		{
-			name:    "stray stack line outside a sample",
-			in:      "\t    7f443cc6f090 _start (/lib/x86_64-linux-gnu/ld-2.27.so)\n" + cppHdr + startLine,
-			want:    []rec{cppSample(2, startFr)},
-			skipped: 1, errLine: []int{1},
-		},
-		{
-			name: "perf 3.2: no time, no period, stack lines without leading whitespace (perf-java-stacks-02)",
-			in: "java 19983 cycles:\n" +
-				"ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n" +
-				"7f7241fbe6d8 arrayOopDesc::base(BasicType) const (/home/xguan/opt/jdk1.8.0_112/jre/lib/amd64/server/libjvm.so)\n" +
-				"7f722d12e1d4 LBusy;::main (/tmp/perf-19982.map)\n" +
-				"\n" +
-				"java 19983 cycles:\n" +
-				"7f72432b4e9a start_thread (/lib/x86_64-linux-gnu/libpthread-2.15.so)\n" +
-				"\n",
-			want: []rec{
-				noTime(sample(1, "java", -1, 19983, -1, 0, 0, "cycles",
-					fr{"ffffffff8103d0ca", "native_write_msr_safe", "", "[kernel.kallsyms]", false},
-					fr{"7f7241fbe6d8", "arrayOopDesc::base(BasicType) const", "", "/home/xguan/opt/jdk1.8.0_112/jre/lib/amd64/server/libjvm.so", false},
-					fr{"7f722d12e1d4", "LBusy;::main", "", "/tmp/perf-19982.map", false})),
-				noTime(sample(6, "java", -1, 19983, -1, 0, 0, "cycles",
-					fr{"7f72432b4e9a", "start_thread", "", "/lib/x86_64-linux-gnu/libpthread-2.15.so", false})),
-			},
-		},
-		{
-			name: "no input",
-			in:   "",
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := readAll(t, tc.in)
-			if res.skipped != tc.skipped {
-				t.Errorf("Skipped() = %d, want %d", res.skipped, tc.skipped)
-			}
-			if !reflect.DeepEqual(res.errLine, tc.errLine) {
-				t.Errorf("error lines = %v, want %v", res.errLine, tc.errLine)
-			}
-			checkRecs(t, res.recs, tc.want)
-		})
-	}
+	})
 }
 
 func TestReaderLongLine(t *testing.T) {

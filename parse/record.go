@@ -71,6 +71,10 @@ type Frame struct {
 
 // Record is one decoded record. All byte slices point into the Reader's
 // memory and are valid until the next call to Scan.
+//
+// The fields of each kind of record are grouped in an embedded struct
+// (SampleFields, SwitchFields, TaskFields) and read as the Record's own:
+// rec.Period, rec.PeerPID.
 type Record struct {
 	Kind Kind
 	Line int // line number of the record's first line (1-based)
@@ -87,25 +91,40 @@ type Record struct {
 	// HasTime is false for very old perf output without timestamps.
 	HasTime bool
 
-	// Samples.
-	Period    uint64 // 1 when HasPeriod is false
-	HasPeriod bool
-	Event     []byte // full event name: "cpu-clock:uhH", "cpu/event=0x3c/u"
-	Frames    []Frame
-	Payload   []byte // tracepoint payload or other text after the event, if not a frame
-
-	// Switch records.
-	Out     bool // SWITCH OUT (else IN)
-	Preempt bool // OUT preempt: the task is still runnable
-	// Fork, Exit: the new or exiting thread; Comm: the renamed thread.
-	SubjectPID, SubjectTID int
-	// Fork, Exit: the subject's parent.
-	ParentPID, ParentTID int
-	// Switch CPU-wide: the next (OUT) or previous (IN) task on the CPU.
-	PeerPID, PeerTID int
-	NewComm          []byte // Comm record: the new name
+	SampleFields
+	// Payload is a sample's tracepoint payload or other text after the
+	// event, if not a frame; a KindHeader record's line.
+	Payload []byte
+	SwitchFields
+	TaskFields
 
 	Lost uint64 // Lost record: number of records lost
 
 	Err *SyntaxError // KindError
+}
+
+// SampleFields are a sample's own fields.
+type SampleFields struct {
+	Period    uint64 // 1 when HasPeriod is false
+	HasPeriod bool
+	Event     []byte // full event name: "cpu-clock:uhH", "cpu/event=0x3c/u"
+	Frames    []Frame
+}
+
+// SwitchFields are a switch record's fields.
+type SwitchFields struct {
+	Out     bool // SWITCH OUT (else IN)
+	Preempt bool // OUT preempt: the task is still runnable
+	// Switch CPU-wide: the next (OUT) or previous (IN) task on the CPU.
+	PeerPID, PeerTID int
+}
+
+// TaskFields are the fields of the records that tell of a task: FORK,
+// EXIT and COMM.
+type TaskFields struct {
+	// Fork, Exit: the new or exiting thread; Comm: the renamed thread.
+	SubjectPID, SubjectTID int
+	// Fork, Exit: the subject's parent.
+	ParentPID, ParentTID int
+	NewComm              []byte // Comm record: the new name
 }

@@ -1,0 +1,316 @@
+package emit
+
+import (
+	"cmp"
+	"compress/gzip"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// Making pprof profiles of a Profile's samples, and writing them.
+
+// Meta is what a profile says about its trace.
+type Meta struct {
+	Event     string // the event sampled
+	TimeBased bool   // period in nanoseconds (cpu-clock, task-clock)
+	Period    int64  // typical sampling period
+	// TimeNanos and DurationNanos: the profile's window in Unix time.
+	TimeNanos, DurationNanos int64
+	Comments                 []string
+}
+
+// SampleTypes returns the sample types a profile of event has: count,
+// then cpu and wall (time events), or the event count and the event
+// count divided by parallelism (other events), named in SafeName's
+// alphabet.
+func SampleTypes(event string, timeBased bool) []*profile.ValueType {
+	if timeBased {
+		return []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: "cpu", Unit: "nanoseconds"},
+			{Type: "wall", Unit: "nanoseconds"},
+		}
+	}
+	name := SafeName(event)
+	return []*profile.ValueType{
+		{Type: "samples", Unit: "count"},
+		{Type: name, Unit: "count"},
+		{Type: name + "_wall", Unit: "count"},
+	}
+}
+
+// Build returns the profile of every sample (all windows in one).
+func (p *Profile) Build(meta Meta) *profile.Profile {
+	var pr *profile.Profile
+	p.BuildEach(func(int32) Meta { return meta }, true, func(_ int32, x *profile.Profile) error {
+		pr = x
+		return nil
+	})
+	return pr
+}
+
+// BuildEach builds the profile of each window (merged: one profile of all)
+// in order and hands it to write; it stops at write's first error. Each
+// profile has only the mappings, locations and functions its samples use,
+// numbered from 1 in order (Parca checks that ids are positions + 1); the
+// first mapping is a program's when there is one (pprof takes it for the
+// main binary). A sample without a stack gets one frame, "[no stack]".
+// The profiles share their label maps and location lists: they are for
+// writing, not for changing. BuildEach is the last call: it releases the
+// tables that Stack, Comm and Add use (CommName and StackNames still work).
+func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(win int32, pr *profile.Profile) error) error {
+	type entry struct {
+		k sampleKey
+		v sampleVal
+	}
+	es := make([]entry, 0, len(p.samples))
+	for k, v := range p.samples {
+		if merged {
+			k.win = 0
+		}
+		es = append(es, entry{k, v})
+	}
+	// The lookup tables are done with: let the collector have them while
+	// the profile is built and encoded (the encoder's copies of the
+	// samples are the peak of a pprof run's memory).
+	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
+	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
+	p.keyBuf, p.idsBuf, p.namesBuf, p.nameEnds = nil, nil, nil, nil
+	// A stable order makes the output reproducible.
+	slices.SortFunc(es, func(x, y entry) int {
+		a, b := x.k, y.k
+		if c := cmp.Compare(a.win, b.win); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.stack, b.stack); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.comm, b.comm); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.pid, b.pid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.tid, b.tid); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.par, b.par); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.state, b.state)
+	})
+	if merged {
+		// Samples that differ only by window are one.
+		out := es[:0]
+		for _, e := range es {
+			if n := len(out); n > 0 && out[n-1].k == e.k {
+				v := &out[n-1].v
+				v.n, v.cpu, v.wall = v.n+e.v.n, v.cpu+e.v.cpu, v.wall+e.v.wall
+				continue
+			}
+			out = append(out, e)
+		}
+		es = out
+	}
+	b := newBuilder(p)
+	for start := 0; start < len(es); {
+		win := es[start].k.win
+		end := start
+		for end < len(es) && es[end].k.win == win {
+			end++
+		}
+		keys := make([]sampleKey, end-start)
+		vals := make([]sampleVal, end-start)
+		for i, e := range es[start:end] {
+			keys[i], vals[i] = e.k, e.v
+		}
+		clear(es[start:end])
+		if err := write(win, b.build(meta(win), keys, vals)); err != nil {
+			return err
+		}
+		start = end
+	}
+	if len(es) == 0 {
+		return write(0, b.build(meta(0), nil, nil))
+	}
+	return nil
+}
+
+// builder makes profiles out of a Profile's tables, each with its own
+// copies of the mappings, locations and functions it uses.
+type builder struct {
+	p *Profile
+	// by the Profile's index: the current profile's copy, and the build
+	// (generation) it belongs to
+	locs  []*profile.Location
+	locAt []int
+	fns   map[*profile.Function]*profile.Function
+	maps  map[*profile.Mapping]*profile.Mapping
+	gen   int
+}
+
+func newBuilder(p *Profile) *builder {
+	return &builder{p: p, locs: make([]*profile.Location, len(p.locList)), locAt: make([]int, len(p.locList))}
+}
+
+// location returns the current profile's copy of location index id.
+func (b *builder) location(pr *profile.Profile, id uint32) *profile.Location {
+	if b.locAt[id] == b.gen {
+		return b.locs[id]
+	}
+	src := b.p.locList[id]
+	loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Address: src.Address}
+	if src.Mapping != nil {
+		m := b.maps[src.Mapping]
+		if m == nil {
+			c := *src.Mapping
+			m = &c
+			b.maps[src.Mapping] = m
+			pr.Mapping = append(pr.Mapping, m)
+		}
+		loc.Mapping = m
+	}
+	loc.Line = make([]profile.Line, len(src.Line))
+	for i, ln := range src.Line {
+		f := b.fns[ln.Function]
+		if f == nil {
+			c := *ln.Function
+			c.ID = uint64(len(pr.Function) + 1)
+			f = &c
+			b.fns[ln.Function] = f
+			pr.Function = append(pr.Function, f)
+		}
+		loc.Line[i] = profile.Line{Function: f, Line: ln.Line}
+	}
+	pr.Location = append(pr.Location, loc)
+	b.locs[id], b.locAt[id] = loc, b.gen
+	return loc
+}
+
+// build makes one profile of the samples keys, vals (sorted).
+func (b *builder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.Profile {
+	p := b.p
+	b.gen++
+	b.fns = make(map[*profile.Function]*profile.Function)
+	b.maps = make(map[*profile.Mapping]*profile.Mapping)
+	types := SampleTypes(meta.Event, meta.TimeBased)
+	pr := &profile.Profile{
+		SampleType:        types,
+		DefaultSampleType: types[2].Type,
+		TimeNanos:         meta.TimeNanos,
+		DurationNanos:     meta.DurationNanos,
+		Comments:          meta.Comments,
+		Period:            meta.Period,
+	}
+	if meta.TimeBased {
+		pr.PeriodType = &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}
+	} else {
+		pr.PeriodType = &profile.ValueType{Type: types[1].Type, Unit: "count"}
+	}
+	// The smallest structures the encoder takes: samples, values and
+	// location lists in a few large allocations; samples with the same
+	// stack share its location list, samples with the same labels share
+	// their label map (the encoder only reads them).
+	n := len(keys)
+	samples := make([]profile.Sample, n)
+	values := make([]int64, 3*n)
+	stackLocs := make(map[uint32][]*profile.Location)
+	labelMaps := make(map[sampleKey]map[string][]string)
+	var noStack []*profile.Location
+	pr.Sample = make([]*profile.Sample, n)
+	for i, k := range keys {
+		v := vals[i]
+		s := &samples[i]
+		locs, ok := stackLocs[k.stack]
+		if !ok {
+			ids := p.stacks.seq(k.stack)
+			locs = make([]*profile.Location, len(ids))
+			for j, id := range ids {
+				locs[len(ids)-1-j] = b.location(pr, id) // leaf first
+			}
+			stackLocs[k.stack] = locs
+		}
+		if len(locs) == 0 {
+			if noStack == nil {
+				fn := &profile.Function{ID: uint64(len(pr.Function) + 1), Name: "[no stack]", SystemName: "[no stack]"}
+				pr.Function = append(pr.Function, fn)
+				loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Line: []profile.Line{{Function: fn}}}
+				pr.Location = append(pr.Location, loc)
+				noStack = []*profile.Location{loc}
+			}
+			locs = noStack
+		}
+		s.Location = locs
+		s.Value = values[3*i : 3*i+3 : 3*i+3]
+		s.Value[0], s.Value[1], s.Value[2] = v.n, int64(v.cpu), int64(math.Round(v.wall))
+		lk := k
+		lk.stack = 0
+		l := labelMaps[lk]
+		if l == nil {
+			l = b.labels(k)
+			labelMaps[lk] = l
+		}
+		s.Label = l
+		pr.Sample[i] = s
+	}
+	// pprof takes the first mapping for the main binary: prefer a program
+	// over the kernel and shared libraries. Ids are positions + 1.
+	for i, m := range pr.Mapping {
+		if m.File != "" && m.File[0] != '[' && !strings.Contains(m.File, ".so") {
+			pr.Mapping[0], pr.Mapping[i] = pr.Mapping[i], pr.Mapping[0]
+			break
+		}
+	}
+	for i, m := range pr.Mapping {
+		m.ID = uint64(i + 1)
+	}
+	return pr
+}
+
+// labels returns the string labels of a sample key.
+func (b *builder) labels(k sampleKey) map[string][]string {
+	p := b.p
+	l := make(map[string][]string, 3)
+	if p.labels.Comm {
+		l["comm"] = []string{p.comms[k.comm]}
+	}
+	if k.par > 0 {
+		l["parallelism"] = []string{strconv.Itoa(int(k.par))}
+	}
+	if k.state != 0 {
+		l["state"] = []string{p.states[k.state]}
+	}
+	if k.pid >= 0 {
+		l["pid"] = []string{strconv.Itoa(int(k.pid))}
+	}
+	if k.tid >= 0 {
+		l["tid"] = []string{strconv.Itoa(int(k.tid))}
+	}
+	return l
+}
+
+// WritePprof writes pr gzipped, as profile.Write does, but at
+// gzip.BestSpeed where profile.Write takes the default level. Its error
+// is the first there is: writing the encoded profile (compressed blocks
+// go on to w as they fill), else the gzip writer's Close (which writes
+// the rest and the gzip trailer to w).
+//
+// gzip.BestSpeed: on the 120 MB go build trace it compresses the 5.6 MB
+// protobuf in a third of the default level's time (34 ms instead of
+// 103 ms) to 1.41 MB instead of 1.21 MB.
+func WritePprof(w io.Writer, pr *profile.Profile) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if err := pr.WriteUncompressed(zw); err != nil {
+		zw.Close()
+		return err
+	}
+	return zw.Close()
+}
