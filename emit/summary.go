@@ -81,7 +81,7 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 	if o.TopGroups <= 0 {
 		o.TopGroups = 4
 	}
-	sw := &summaryWriter{w: bufio.NewWriter(w), o: o}
+	sw := &summaryPrinter{w: bufio.NewWriter(w), o: o}
 	if len(groups) == 0 {
 		fmt.Fprintln(sw.w, "no samples")
 	}
@@ -102,14 +102,14 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 	return sw.w.Flush()
 }
 
-// summaryWriter writes a summary's parts.
-type summaryWriter struct {
+// summaryPrinter writes a summary's parts.
+type summaryPrinter struct {
 	w *bufio.Writer
 	o SummaryOptions
 }
 
 // val formats a weight: seconds, or a count of the event's unit.
-func (s *summaryWriter) val(x float64) string {
+func (s *summaryPrinter) val(x float64) string {
 	if s.o.TimeBased {
 		return fmt.Sprintf("%.3f s", x/1e9)
 	}
@@ -117,7 +117,7 @@ func (s *summaryWriter) val(x float64) string {
 }
 
 // rest writes one line for the groups not shown in full.
-func (s *summaryWriter) rest(groups []SummaryGroup) {
+func (s *summaryPrinter) rest(groups []SummaryGroup) {
 	var cpu, wall float64
 	for _, r := range groups {
 		cpu += r.CPU
@@ -128,7 +128,7 @@ func (s *summaryWriter) rest(groups []SummaryGroup) {
 
 // totals writes a group's name, span, samples and weights, average
 // parallelism and time off CPU.
-func (s *summaryWriter) totals(g *SummaryGroup) {
+func (s *summaryPrinter) totals(g *SummaryGroup) {
 	bw, o, val := s.w, s.o, s.val
 	fmt.Fprintf(bw, "%s\n", g.Name)
 	if sp := g.Split; g.HasSplit && sp.Span() > 0 {
@@ -165,7 +165,7 @@ func (s *summaryWriter) totals(g *SummaryGroup) {
 }
 
 // levels writes a group's wall and cpu shares by parallelism, as bars.
-func (s *summaryWriter) levels(g *SummaryGroup) {
+func (s *summaryPrinter) levels(g *SummaryGroup) {
 	bw, o := s.w, s.o
 	levels := slices.Sorted(maps.Keys(g.Levels))
 	fmt.Fprintf(bw, "  %11s  %-29s %s\n", "parallelism", "wall", "cpu")
@@ -182,7 +182,7 @@ func (s *summaryWriter) levels(g *SummaryGroup) {
 
 // serial writes the functions and commands of a group that ran at
 // parallelism 1.
-func (s *summaryWriter) serial(g *SummaryGroup) {
+func (s *summaryPrinter) serial(g *SummaryGroup) {
 	bw, o, val := s.w, s.o, s.val
 	if len(g.Serial) > 0 {
 		fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
@@ -207,7 +207,7 @@ func (s *summaryWriter) serial(g *SummaryGroup) {
 
 // notes writes what follows the groups: the process tree hint, the idle
 // samples and the warnings.
-func (s *summaryWriter) notes(warnings []string) {
+func (s *summaryPrinter) notes(warnings []string) {
 	bw, o := s.w, s.o
 	if h := o.Tree; h != nil {
 		fmt.Fprintf(bw, "\n%.0f%% of the CPU time ran in the process tree of %s (pid %d, %d processes): --tree=%d counts it as one group\n",

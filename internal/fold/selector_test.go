@@ -8,7 +8,7 @@ import (
 )
 
 func sampleOf(event string, period uint64) *parse.Record {
-	return &parse.Record{Kind: parse.KindSample, Event: []byte(event), Period: period}
+	return &parse.Record{Kind: parse.KindSample, SampleFields: parse.SampleFields{Event: []byte(event), Period: period}}
 }
 
 // The first sample's event is profiled (by its base name: cycles:u and
