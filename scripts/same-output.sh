@@ -45,9 +45,20 @@ flagsets=(
 	"-q -f pprof --pid"
 	"--parallelism= --comm= --time= --pids= --tids= --event="
 	"--comm=, -f summary"
+	"-f svg"
+	"-f svg --weight=cpu"
+	"-f trace"
+	"-f trace --off-cpu --time=10%,60%"
+	"-f top"
+	"-f top --weight=cpu --top=3"
+	"--off-cpu"
+	"--off-cpu -f summary"
+	"--off-cpu -f pprof --labels=comm,pid,tid,parallelism,state"
+	"-f summary --scope=process --top=1"
+	"-f pprof --start=1700000000"
 )
 # Through stdin: the sequential reader, deferred % windows.
-stdinsets=("" "-f pprof" "-f summary" "--time=20%,70%" "--time=20%,70% -f pprof" "--strict --summary")
+stdinsets=("" "-f svg" "-f trace" "-f top" "-f pprof" "-f summary" "--time=20%,70%" "--time=20%,70% -f pprof" "--strict --summary")
 
 runs=0 diffs=0
 # one BIN INPUT MODE FLAGS -> files in $tmp/BIN.{out,err,file,rc}
