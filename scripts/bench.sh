@@ -141,17 +141,18 @@ rm -f "$big"
 
 if [ -n "$data" ]; then
 	# perf script into /dev/null, cat, a reader that only drains the pipe
-	# the way wallfold reads it (pipe_linux.go with a main that discards),
+	# the way wallfold reads it (internal/fileio's pipe_linux.go with a
+	# main that discards),
 	# and wallfold: $RUNS interleaved rounds. For each: the whole
 	# pipeline's wall time, perf script's own CPU and system time (what the
 	# pipe and its reader cost the writer), and the tail: how long the
 	# pipeline runs on after perf script has exited.
 	drain=$tmp/drain
 	mkdir -p "$drain/src"
-	cp pipe_linux.go "$drain/src/"
+	sed 's/^package fileio$/package main/' internal/fileio/pipe_linux.go >"$drain/src/pipe_linux.go"
 	printf 'module drain\n\ngo 1.26\n' >"$drain/src/go.mod"
 	printf '%s\n' 'package main' '' 'import (' '	"io"' '	"os"' ')' '' 'func main() {' \
-		'	in := stdinPipe(os.Stdin)' '	buf := make([]byte, 128<<10)' '	for {' \
+		'	in := StdinPipe(os.Stdin)' '	buf := make([]byte, 128<<10)' '	for {' \
 		'		if _, err := in.Read(buf); err == io.EOF {' '			return' '		} else if err != nil {' \
 		'			os.Exit(1)' '		}' '	}' '}' >"$drain/src/main.go"
 	(cd "$drain/src" && $GO build -o "$drain/drain" .)
