@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // benchInput is testdata/traces/phases.txt repeated to about 8 MB, in
@@ -101,14 +102,6 @@ func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }
 // pprof output with the concurrent reader (a file, on two CPUs or more)
 // and the sequential one (stdin), on every shipped trace and corpus file.
 func TestReaderPathsSameOutput(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"testdata/traces/*.txt", "testdata/corpus/*/*.txt", "testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no testdata")
-	}
 	// out runs wallfold on path, as a file or on stdin, and names the
 	// input <stdin> in what it says (also inside a profile's comments).
 	out := func(path string, stdin bool, args ...string) string {
@@ -132,7 +125,7 @@ func TestReaderPathsSameOutput(t *testing.T) {
 		abs, _ := filepath.Abs(path) // kong makes the argument absolute
 		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, e.String()), abs, "<stdin>")
 	}
-	for _, path := range paths {
+	for _, path := range testtrace.Shipped(t, "testdata") {
 		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof", "--start=1700000000"}} {
 			if seq, conc := out(path, true, args...), out(path, false, args...); seq != conc {
 				t.Errorf("wallfold %v %s: output differs between the sequential and the concurrent reader", args, path)

@@ -5,10 +5,7 @@ package main
 // text (system-wide, -F +pid style: "comm pid/tid [cpu] time: ...").
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // rv builds a perf script text trace; times in µs from 100 s.
@@ -172,12 +171,8 @@ func TestTreeRootNamedLate(t *testing.T) {
 // window is known only at the end (percent on a pipe or a .gz), the split
 // is the whole trace's and says so.
 func TestSummarySplitTimeWindow(t *testing.T) {
-	b, err := os.ReadFile(offTrace("sleep.txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	plain := filepath.Join(t.TempDir(), "sleep.txt")
-	if err := os.WriteFile(plain, gunzip(t, b), 0o644); err != nil {
+	if err := os.WriteFile(plain, testtrace.Read(t, offTrace("sleep.txt.gz")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, win := range []string{"0%,30%", "3882.586354,3883.007354"} {
@@ -194,19 +189,6 @@ func TestSummarySplitTimeWindow(t *testing.T) {
 	if !strings.Contains(out, "(the whole trace's span: on a pipe a --time in percent is known only at the end)") {
 		t.Errorf("a percent window on a .gz: the split does not say it is the whole trace's:\n%s", out)
 	}
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // With --off-cpu the folded total is the span; with a --time window it

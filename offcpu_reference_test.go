@@ -30,10 +30,8 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
-	"io"
+	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -41,6 +39,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // refSplit is the reference wall-clock split of a group of threads.
@@ -109,21 +109,7 @@ func refAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 // side-band records; frames, comments and blank lines are skipped).
 func refParse(tb testing.TB, path string) []refRec {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(testtrace.Read(tb, path)))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var recs []refRec
 	for sc.Scan() {

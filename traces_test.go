@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // wallfold runs the command in-process and returns its output.
@@ -160,22 +160,9 @@ func TestKnownAnswers(t *testing.T) {
 // with a plain regexp, independently of the parser under test.
 func sumPeriods(t *testing.T, path string) (sum uint64, n int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	}
 	hdr := regexp.MustCompile(`^\S.*?\s\d+(?:/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(\d+)\s+([^ ]+?):(?:\s|$)`)
 	first := ""
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(testtrace.Read(t, path)))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
 		m := hdr.FindStringSubmatch(strings.TrimLeft(sc.Text(), " "))
