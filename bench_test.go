@@ -48,6 +48,9 @@ func benchInput(b *testing.B) []byte {
 	return benchData
 }
 
+// benchRun runs the command b.N times on the input on stdin. It calls
+// run itself, not runCLI: the output goes to io.Discard, so that what is
+// measured is the run, not the keeping of its output.
 func benchRun(b *testing.B, args ...string) {
 	data := benchInput(b)
 	b.SetBytes(int64(len(data)))
@@ -105,25 +108,12 @@ func TestReaderPathsSameOutput(t *testing.T) {
 	// out runs wallfold on path, as a file or on stdin, and names the
 	// input <stdin> in what it says (also inside a profile's comments).
 	out := func(path string, stdin bool, args ...string) string {
-		var o, e bytes.Buffer
-		in := io.Reader(strings.NewReader(""))
-		if stdin {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			in = f
-		} else {
-			args = append(args, path)
-		}
-		code := run(args, in, &o, &e)
-		text := o.String()
-		if p, err := profile.ParseData(o.Bytes()); err == nil && len(args) > 0 && args[0] == "-f" {
+		text, stderr, code := wallfoldOn(t, path, stdin, args...)
+		if p, err := profile.ParseData([]byte(text)); err == nil && len(args) > 0 && args[0] == "-f" {
 			text = p.String()
 		}
 		abs, _ := filepath.Abs(path) // kong makes the argument absolute
-		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, e.String()), abs, "<stdin>")
+		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, stderr), abs, "<stdin>")
 	}
 	for _, path := range testtrace.Shipped(t, "testdata") {
 		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof", "--start=1700000000"}} {

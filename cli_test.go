@@ -10,13 +10,6 @@ import (
 	"testing"
 )
 
-func wallfoldStdin(t *testing.T, in string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(in), &out, &errb)
-	return out.String(), errb.String(), code
-}
-
 const goodSample = "phases  5756   273.126215:    1001001 cpu-clock: \n" +
 	"\t            1205 spin_for+0x44 (/work/phases)\n" +
 	"\t            1230 serial_phase+0x9 (/work/phases)\n\n"

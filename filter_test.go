@@ -55,7 +55,7 @@ func TestTimeFilter(t *testing.T) {
 		t.Errorf("a 0.6 s window holds %.3f s of wall", w)
 	}
 	// Percent on a pipe: the samples wait for the end of the trace.
-	piped := runStdin(t, trace("phases.txt"), "-q", "--time=0%,20%")
+	piped := mustRunIn(t, pipedFrom(t, trace("phases.txt")), "-q", "--time=0%,20%")
 	if piped != func() string { o, _, _ := wallfold(t, "-q", "--time=0%,20%", trace("phases.txt")); return o }() {
 		t.Error("--time in percent differs between a file and a pipe")
 	}

@@ -71,12 +71,9 @@ func TestLatePIDs(t *testing.T) {
 	check("file", out, stderr, false)
 	// On a pipe the model looks 1 s ahead: a name 1.5 s late is too late,
 	// and it says so.
-	var o, e strings.Builder
-	run([]string{"--pid", "--scope=process"}, strings.NewReader(text), &o, &e)
-	check("stdin, named 1.5 s late", o.String(), e.String(), true)
+	out, stderr, _ = wallfoldStdin(t, text, "--pid", "--scope=process")
+	check("stdin, named 1.5 s late", out, stderr, true)
 	// 0.7 s late: within the window.
-	o.Reset()
-	e.Reset()
-	run([]string{"--pid", "--scope=process"}, strings.NewReader(latePIDTrace(700000)), &o, &e)
-	check("stdin, named 0.7 s late", o.String(), e.String(), false)
+	out, stderr, _ = wallfoldStdin(t, latePIDTrace(700000), "--pid", "--scope=process")
+	check("stdin, named 0.7 s late", out, stderr, false)
 }

@@ -77,15 +77,6 @@ func TestLossWindowBridged(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, args ...string) string {
-	t.Helper()
-	out, stderr, code := wallfold(t, args...)
-	if code != 0 {
-		t.Fatalf("wallfold %v: exit %d: %s", args, code, stderr)
-	}
-	return out
-}
-
 // A FIFO given as FILE is read once: no first pass over it.
 func TestFIFOInputReadOnce(t *testing.T) {
 	if runtime.GOOS != "linux" {

@@ -6,14 +6,11 @@ package main
 
 import (
 	"math"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-func offTrace(name string) string { return filepath.Join("testdata", "offcpu", name) }
 
 // offLeaves sums the folded weight (seconds) under each off-CPU leaf.
 func offLeaves(f folded) (blocked, runnable float64) {
@@ -28,13 +25,11 @@ func offLeaves(f folded) (blocked, runnable float64) {
 	return
 }
 
+// foldedOf is the folded profile of wallfold -q args; any exit status
+// but 0 ends the test.
 func foldedOf(t *testing.T, args ...string) folded {
 	t.Helper()
-	out, stderr, code := wallfold(t, append([]string{"-q"}, args...)...)
-	if code != 0 {
-		t.Fatalf("wallfold %v: exit %d: %s", args, code, stderr)
-	}
-	return parseFolded(t, out)
+	return parseFolded(t, mustRun(t, append([]string{"-q"}, args...)...))
 }
 
 // sleep: 0.5 s of nanosleep; busy: 0.311 s with every thread preempted.

@@ -52,9 +52,7 @@ func wellFormedXML(b []byte) error {
 func TestSVGNonUTF8Name(t *testing.T) {
 	in := oddTrace(t, []byte("bad\xff\xfename"), []byte("main2"))
 	out := filepath.Join(t.TempDir(), "o.svg")
-	if code := run([]string{"-q", "-f", "svg", "-o", out, in}, nil, io.Discard, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	mustRun(t, "-q", "-f", "svg", "-o", out, in)
 	b, _ := os.ReadFile(out)
 	if err := wellFormedXML(b); err != nil {
 		t.Errorf("SVG not well-formed: %v", err)
@@ -69,9 +67,7 @@ func TestSVGNonUTF8Name(t *testing.T) {
 func TestSVGLabelCutsRune(t *testing.T) {
 	in := oddTrace(t, []byte(strings.Repeat("函数", 40)), []byte("main2"))
 	out := filepath.Join(t.TempDir(), "o.svg")
-	if code := run([]string{"-q", "-f", "svg", "-o", out, in}, nil, io.Discard, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	mustRun(t, "-q", "-f", "svg", "-o", out, in)
 	b, _ := os.ReadFile(out)
 	if !utf8.Valid(b) {
 		t.Errorf("SVG is not valid UTF-8")
@@ -91,10 +87,9 @@ func TestSVGLabelCutsRune(t *testing.T) {
 func TestTraceExitCodeOnBadInput(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "perf.data")
 	os.WriteFile(p, []byte("PERFILE2\x00\x00\x00\x00garbage"), 0o644)
-	var errb bytes.Buffer
-	code := run([]string{"-f", "trace", p}, nil, io.Discard, &errb)
-	if code != 1 || strings.Contains(errb.String(), "<stdout>") {
-		t.Errorf("-f trace on a perf.data: exit %d, %q; want exit 1 naming the input only", code, errb.String())
+	_, stderr, code := wallfold(t, "-f", "trace", p)
+	if code != 1 || strings.Contains(stderr, "<stdout>") {
+		t.Errorf("-f trace on a perf.data: exit %d, %q; want exit 1 naming the input only", code, stderr)
 	}
 }
 
@@ -106,10 +101,7 @@ func TestTraceExitCodeOnBadInput(t *testing.T) {
 // Fix: emit/trace.go, write each group's current count at t.lo (count()
 // drops the events before the window and nothing re-emits the state).
 func TestTraceWindowCounterStart(t *testing.T) {
-	var out bytes.Buffer
-	if code := run([]string{"-q", "-f", "trace", "--time=10%,20%", filepath.Join("testdata", "traces", "phases.txt")}, nil, &out, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	out := mustRun(t, "-q", "-f", "trace", "--time=10%,20%", trace("phases.txt"))
 	var tr struct {
 		TraceEvents []struct {
 			Ph   string         `json:"ph"`
@@ -118,7 +110,7 @@ func TestTraceWindowCounterStart(t *testing.T) {
 			Args map[string]any `json:"args"`
 		} `json:"traceEvents"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &tr); err != nil {
+	if err := json.Unmarshal([]byte(out), &tr); err != nil {
 		t.Fatal(err)
 	}
 	firstRun, firstC := -1.0, -1.0
@@ -143,9 +135,7 @@ func TestTraceWindowCounterStart(t *testing.T) {
 func TestRecordFormatDefaultName(t *testing.T) {
 	needPerf(t)
 	t.Chdir(t.TempDir())
-	if code := run([]string{"record", "-q", "-f", "pprof", "--", "true"}, nil, io.Discard, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	mustRun(t, "record", "-q", "-f", "pprof", "--", "true")
 	if b, err := os.ReadFile("wall.svg"); err == nil && len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
 		t.Errorf("record -f pprof wrote a gzipped pprof into wall.svg")
 	}
@@ -160,11 +150,10 @@ func TestRecordFormatDefaultName(t *testing.T) {
 func TestRecordMissingCommand(t *testing.T) {
 	needPerf(t)
 	t.Chdir(t.TempDir())
-	var errb bytes.Buffer
-	code := run([]string{"record", "--", "no-such-command-xyz"}, nil, io.Discard, &errb)
+	_, stderr, code := wallfold(t, "record", "--", "no-such-command-xyz")
 	_, statErr := os.Stat("wall.svg")
-	if code != 127 || statErr == nil || !strings.Contains(errb.String(), "no-such-command-xyz") {
-		t.Errorf("missing CMD: exit %d, wall.svg written: %v, stderr %q; want 127, no file, a message naming it", code, statErr == nil, errb.String())
+	if code != 127 || statErr == nil || !strings.Contains(stderr, "no-such-command-xyz") {
+		t.Errorf("missing CMD: exit %d, wall.svg written: %v, stderr %q; want 127, no file, a message naming it", code, statErr == nil, stderr)
 	}
 }
 
@@ -179,9 +168,7 @@ func TestRecordCmdSignalDispositions(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	status := filepath.Join(dir, "status")
-	if code := run([]string{"record", "-q", "-o", "w.folded", "--", "sh", "-c", "cat /proc/$$/status > " + status}, nil, io.Discard, io.Discard); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	mustRun(t, "record", "-q", "-o", "w.folded", "--", "sh", "-c", "cat /proc/$$/status > "+status)
 	b, _ := os.ReadFile(status)
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(l, "SigIgn:") {

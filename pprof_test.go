@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,22 +14,8 @@ import (
 func writeProfile(t *testing.T, args ...string) *profile.Profile {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.pb.gz")
-	_, stderr, code := wallfold(t, append([]string{"-q", "-f", "pprof", "-o", out}, args...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("profile.Parse: %v", err)
-	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatalf("CheckValid: %v", err)
-	}
-	return p
+	mustRun(t, append([]string{"-q", "-f", "pprof", "-o", out}, args...)...)
+	return readProfile(t, out)
 }
 
 func sampleIndex(t *testing.T, p *profile.Profile, typ string) int {
@@ -179,15 +163,8 @@ func TestPprofInlinedLines(t *testing.T) {
 func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 	path := trace("procs.txt")
 	needFile(t, path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"-q", "-f", "pprof", "--labels=pid,tid", "--time=20%,70%"}, bytes.NewReader(data), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	p, err := profile.Parse(&out)
+	out := mustRunIn(t, pipedFrom(t, path), "-q", "-f", "pprof", "--labels=pid,tid", "--time=20%,70%")
+	p, err := profile.Parse(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -140,13 +139,8 @@ func TestTraceOffCPUAndSerial(t *testing.T) {
 // A window in percent needs the trace's end: on a pipe -f trace cannot
 // cut by it, and says so rather than writing an empty timeline.
 func TestTracePercentWindowOnPipe(t *testing.T) {
-	data, err := os.ReadFile(trace("phases.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	code := run([]string{"-q", "-f", "trace", "--time=10%,50%"}, bytes.NewReader(data), &out, &errb)
-	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "give the window in seconds") {
-		t.Errorf("exit %d, %d bytes out, stderr %q", code, out.Len(), errb.String())
+	out, stderr, code := wallfoldOn(t, trace("phases.txt"), true, "-q", "-f", "trace", "--time=10%,50%")
+	if code != 2 || len(out) != 0 || !strings.Contains(stderr, "give the window in seconds") {
+		t.Errorf("exit %d, %d bytes out, stderr %q", code, len(out), stderr)
 	}
 }

@@ -14,14 +14,6 @@ import (
 	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
-// wallfold runs the command in-process and returns its output.
-func wallfold(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), code
-}
-
 // flamegraph.pl's input grammar.
 var foldedLine = regexp.MustCompile(`^(.*)\s+(\d+)$`)
 
@@ -74,15 +66,6 @@ func (f folded) share(root, frame string) float64 {
 		return math.NaN()
 	}
 	return 100 * in / all
-}
-
-func trace(name string) string { return filepath.Join("testdata", "traces", name) }
-
-func needFile(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("test input missing: %v", err)
-	}
 }
 
 // The known right answers of testdata/traces/README.md: each workload burns
@@ -305,19 +288,4 @@ func TestInfernoCorpus(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runStdin runs wallfold with the file on stdin.
-func runStdin(t *testing.T, path string, args ...string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out, errb bytes.Buffer
-	if code := run(args, f, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	return out.String()
 }
