@@ -23,116 +23,23 @@ func TestOutputTargets(t *testing.T) {
 	if code != 0 || want == "" {
 		t.Fatalf("stdout run: exit %d, %d bytes", code, len(want))
 	}
-	tests := []struct {
-		name string
-		// setup makes what -o names in dir and returns it, with the checks
-		// to run after the run.
-		setup func(t *testing.T, dir string) (out string, check func(t *testing.T))
+	for _, tt := range []struct {
+		name  string
+		setup outputTarget
 	}{
-		{"char device", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			if os.Geteuid() != 0 {
-				t.Skip("mknod needs root")
-			}
-			null := filepath.Join(dir, "null")
-			// 1,3 is /dev/null; the old encoding, (major<<8)|minor, holds it.
-			if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-				t.Skipf("mknod %s (1,3): %v", null, err)
-			}
-			return null, func(t *testing.T) {
-				isMode(t, null, fs.ModeDevice|fs.ModeCharDevice)
-			}
-		}},
-		{"fifo", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			fifo := filepath.Join(dir, "fifo")
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
-			got := readAsync(t, func() (io.ReadCloser, error) { return os.Open(fifo) })
-			return fifo, func(t *testing.T) {
-				if s := recv(t, got); s != want {
-					t.Errorf("the FIFO's reader got %d bytes, want the %d of stdout", len(s), len(want))
-				}
-				isMode(t, fifo, fs.ModeNamedPipe)
-			}
-		}},
-		{"pipe behind /proc/self/fd", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { w.Close() })
-			got := readAsync(t, func() (io.ReadCloser, error) { return r, nil })
-			return fmt.Sprintf("/proc/self/fd/%d", w.Fd()), func(t *testing.T) {
-				w.Close()
-				if s := recv(t, got); s != want {
-					t.Errorf("the pipe's reader got %d bytes, want the %d of stdout", len(s), len(want))
-				}
-			}
-		}},
-		{"appended file behind /proc/self/fd", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			// wallfold -o /dev/stdout >> log: the log keeps its lines.
-			log := writeFile(t, filepath.Join(dir, "log"), 0o644)
-			f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return fmt.Sprintf("/proc/self/fd/%d", f.Fd()), func(t *testing.T) {
-				hasContent(t, log, "old\n"+want)
-			}
-		}},
-		{"symlink", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			target := writeFile(t, filepath.Join(dir, "target"), 0o644)
-			link := symlink(t, target, filepath.Join(dir, "link"))
-			return link, func(t *testing.T) {
-				isLink(t, link, target)
-				hasContent(t, target, want)
-				isMode(t, target, 0o644)
-			}
-		}},
-		{"symlink chain", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			// link1 -> link2 (relative) -> sub/link3 -> ../target (relative
-			// to sub, as the kernel reads it).
-			os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-			target := writeFile(t, filepath.Join(dir, "target"), 0o644)
-			link3 := symlink(t, "../target", filepath.Join(dir, "sub", "link3"))
-			link2 := symlink(t, "sub/link3", filepath.Join(dir, "link2"))
-			link1 := symlink(t, "link2", filepath.Join(dir, "link1"))
-			return link1, func(t *testing.T) {
-				isLink(t, link1, "link2")
-				isLink(t, link2, "sub/link3")
-				isLink(t, link3, "../target")
-				hasContent(t, target, want)
-			}
-		}},
-		{"existing 0640 file", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			out := writeFile(t, filepath.Join(dir, "out"), 0o640)
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o640)
-			}
-		}},
-		{"new file, umask 022", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			setUmask(t, 0o022)
-			out := filepath.Join(dir, "out")
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o644)
-			}
-		}},
-		{"new file, umask 077", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			setUmask(t, 0o077)
-			out := filepath.Join(dir, "out")
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o600)
-			}
-		}},
-	}
-	for _, tt := range tests {
+		{"char device", charDeviceTarget},
+		{"fifo", fifoTarget},
+		{"pipe behind /proc/self/fd", procPipeTarget},
+		{"appended file behind /proc/self/fd", procAppendedTarget},
+		{"symlink", symlinkTarget},
+		{"symlink chain", symlinkChainTarget},
+		{"existing 0640 file", existingFileTarget},
+		{"new file, umask 022", newFileTarget(0o022, 0o644)},
+		{"new file, umask 077", newFileTarget(0o077, 0o600)},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			out, check := tt.setup(t, dir)
+			out, check := tt.setup(t, dir, want)
 			stdout, stderr, code := wallfold(t, "-q", "-o", out, trace("phases.txt"))
 			if code != 0 || stdout != "" {
 				t.Errorf("exit %d, %d bytes on stdout; stderr %q", code, len(stdout), stderr)
@@ -144,6 +51,116 @@ func TestOutputTargets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An outputTarget makes in dir what -o names and returns it, with the
+// checks to run after the run; want is what the run writes on stdout.
+type outputTarget func(t *testing.T, dir, want string) (out string, check func(t *testing.T))
+
+// Written in place: a device, a FIFO, an open file behind /proc/self/fd.
+
+func charDeviceTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	if os.Geteuid() != 0 {
+		t.Skip("mknod needs root")
+	}
+	null := filepath.Join(dir, "null")
+	// 1,3 is /dev/null; the old encoding, (major<<8)|minor, holds it.
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Skipf("mknod %s (1,3): %v", null, err)
+	}
+	return null, func(t *testing.T) {
+		isMode(t, null, fs.ModeDevice|fs.ModeCharDevice)
+	}
+}
+
+func fifoTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := readAsync(t, func() (io.ReadCloser, error) { return os.Open(fifo) })
+	return fifo, func(t *testing.T) {
+		if s := recv(t, got); s != want {
+			t.Errorf("the FIFO's reader got %d bytes, want the %d of stdout", len(s), len(want))
+		}
+		isMode(t, fifo, fs.ModeNamedPipe)
+	}
+}
+
+func procPipeTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	got := readAsync(t, func() (io.ReadCloser, error) { return r, nil })
+	return fmt.Sprintf("/proc/self/fd/%d", w.Fd()), func(t *testing.T) {
+		w.Close()
+		if s := recv(t, got); s != want {
+			t.Errorf("the pipe's reader got %d bytes, want the %d of stdout", len(s), len(want))
+		}
+	}
+}
+
+func procAppendedTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	// wallfold -o /dev/stdout >> log: the log keeps its lines.
+	log := writeFile(t, filepath.Join(dir, "log"), 0o644)
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return fmt.Sprintf("/proc/self/fd/%d", f.Fd()), func(t *testing.T) {
+		hasContent(t, log, "old\n"+want)
+	}
+}
+
+// Replaced by a rename: a regular file, also at the end of symlinks.
+
+func symlinkTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	target := writeFile(t, filepath.Join(dir, "target"), 0o644)
+	link := symlink(t, target, filepath.Join(dir, "link"))
+	return link, func(t *testing.T) {
+		isLink(t, link, target)
+		hasContent(t, target, want)
+		isMode(t, target, 0o644)
+	}
+}
+
+func symlinkChainTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	// link1 -> link2 (relative) -> sub/link3 -> ../target (relative
+	// to sub, as the kernel reads it).
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	target := writeFile(t, filepath.Join(dir, "target"), 0o644)
+	link3 := symlink(t, "../target", filepath.Join(dir, "sub", "link3"))
+	link2 := symlink(t, "sub/link3", filepath.Join(dir, "link2"))
+	link1 := symlink(t, "link2", filepath.Join(dir, "link1"))
+	return link1, func(t *testing.T) {
+		isLink(t, link1, "link2")
+		isLink(t, link2, "sub/link3")
+		isLink(t, link3, "../target")
+		hasContent(t, target, want)
+	}
+}
+
+func existingFileTarget(t *testing.T, dir, want string) (string, func(*testing.T)) {
+	out := writeFile(t, filepath.Join(dir, "out"), 0o640)
+	return out, func(t *testing.T) {
+		hasContent(t, out, want)
+		isMode(t, out, 0o640)
+	}
+}
+
+// newFileTarget: a file -o creates, under umask mask, gets mode.
+func newFileTarget(mask int, mode fs.FileMode) outputTarget {
+	return func(t *testing.T, dir, want string) (string, func(*testing.T)) {
+		setUmask(t, mask)
+		out := filepath.Join(dir, "out")
+		return out, func(t *testing.T) {
+			hasContent(t, out, want)
+			isMode(t, out, mode)
+		}
 	}
 }
 
