@@ -70,3 +70,21 @@ func TestPerfDataFed(t *testing.T) {
 		}
 	}
 }
+
+// Expected (README, exit status): input that is not perf script text is
+// exit 1, for every format. Observed with -f trace: exit 2 and the message
+// blames the output ("wallfold: <stdout>: ...: this is a perf.data file"),
+// because process() runs inside writeOutput and writeTo wraps every error
+// as exitError{2, name+": "+err}. The same for a missing period (which, on
+// stdout, also leaves 256 KiB of half JSON written before the error).
+// Fix: the output's writer passes an error that carries its own exit
+// status through (writeTo, now in internal/fileio/fileio.go), and
+// main.go's exitStatus takes the status from it.
+func TestTraceExitCodeOnBadInput(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "perf.data")
+	os.WriteFile(p, []byte("PERFILE2\x00\x00\x00\x00garbage"), 0o644)
+	_, stderr, code := wallfold(t, "-f", "trace", p)
+	if code != 1 || strings.Contains(stderr, "<stdout>") {
+		t.Errorf("-f trace on a perf.data: exit %d, %q; want exit 1 naming the input only", code, stderr)
+	}
+}
