@@ -1,0 +1,29 @@
+package main
+
+// Readers of folded output (flamegraph.pl's input grammar), for the
+// tests of every subject.
+
+import (
+	"strings"
+	"testing"
+)
+
+// offLeaves sums the folded weight (seconds) under each off-CPU leaf.
+func offLeaves(f folded) (blocked, runnable float64) {
+	for st, n := range f.lines {
+		switch {
+		case strings.HasSuffix(st, ";[blocked]"):
+			blocked += float64(n) / 1e9
+		case strings.HasSuffix(st, ";[runnable]"):
+			runnable += float64(n) / 1e9
+		}
+	}
+	return
+}
+
+// foldedOf is the folded profile of wallfold -q args; any exit status
+// but 0 ends the test.
+func foldedOf(t *testing.T, args ...string) folded {
+	t.Helper()
+	return parseFolded(t, mustRun(t, append([]string{"-q"}, args...)...))
+}
