@@ -2,16 +2,12 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/google/pprof/profile"
-	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // benchInput is testdata/traces/phases.txt repeated to about 8 MB, in
@@ -100,26 +96,3 @@ func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
 
 // BenchmarkPipelinePprofFile reads a file (the concurrent reader).
 func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }
-
-// TestReaderPathsSameOutput: the whole run gives the same folded and
-// pprof output with the concurrent reader (a file, on two CPUs or more)
-// and the sequential one (stdin), on every shipped trace and corpus file.
-func TestReaderPathsSameOutput(t *testing.T) {
-	// out runs wallfold on path, as a file or on stdin, and names the
-	// input <stdin> in what it says (also inside a profile's comments).
-	out := func(path string, stdin bool, args ...string) string {
-		text, stderr, code := wallfoldOn(t, path, stdin, args...)
-		if p, err := profile.ParseData([]byte(text)); err == nil && len(args) > 0 && args[0] == "-f" {
-			text = p.String()
-		}
-		abs, _ := filepath.Abs(path) // kong makes the argument absolute
-		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, stderr), abs, "<stdin>")
-	}
-	for _, path := range testtrace.Shipped(t, "testdata") {
-		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof", "--start=1700000000"}} {
-			if seq, conc := out(path, true, args...), out(path, false, args...); seq != conc {
-				t.Errorf("wallfold %v %s: output differs between the sequential and the concurrent reader", args, path)
-			}
-		}
-	}
-}

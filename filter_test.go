@@ -113,3 +113,19 @@ func TestFilterFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// --comm keeps only some threads' samples but the others still count for
+// parallelism: the workers' samples at parallelism 2 stay at 2.
+func TestCommFilterKeepsParallelism(t *testing.T) {
+	all, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", trace("procs.txt"))
+	some, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", "--comm=spin", trace("procs.txt"))
+	fa, fs := parseFolded(t, all), parseFolded(t, some)
+	for st, n := range fs.lines {
+		if fa.lines[st] != n {
+			t.Errorf("%q: %d with --comm, %d without", st, n, fa.lines[st])
+		}
+	}
+	if len(fs.lines) == 0 {
+		t.Fatal("--comm=spin kept nothing")
+	}
+}

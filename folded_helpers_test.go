@@ -4,6 +4,8 @@ package main
 // tests of every subject.
 
 import (
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,4 +28,17 @@ func offLeaves(f folded) (blocked, runnable float64) {
 func foldedOf(t *testing.T, args ...string) folded {
 	t.Helper()
 	return parseFolded(t, mustRun(t, append([]string{"-q"}, args...)...))
+}
+
+func checkShare(t *testing.T, path string, args []string, root, frame string, want, tol float64) string {
+	t.Helper()
+	out, stderr, code := wallfold(t, append(append([]string{}, args...), path)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := parseFolded(t, out).share(root, frame)
+	if math.Abs(got-want) > tol || math.IsNaN(got) {
+		t.Errorf("%s: %s = %.1f%%, want %.1f ± %.1f", filepath.Base(path), frame, got, want, tol)
+	}
+	return stderr
 }

@@ -46,8 +46,6 @@ func traceEvents(t *testing.T, b []byte) []traceEvent {
 	return doc.TraceEvents
 }
 
-var avgParRE = regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`)
-
 // The parallelism counter, averaged over the time it is not zero, is the
 // summary's average parallelism; a thread's slices never overlap.
 func TestTraceTimeline(t *testing.T) {
@@ -79,7 +77,7 @@ func TestTraceTimeline(t *testing.T) {
 				}
 			}
 			out := mustRun(t, "-q", "-f", "summary", "--scope="+c.scope, trace(c.name))
-			m := avgParRE.FindStringSubmatch(out)
+			m := avgPar.FindStringSubmatch(out)
 			if m == nil || busy == 0 {
 				t.Fatalf("no average parallelism (%v) or no counter (%d events)", m, len(counters))
 			}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,4 +73,44 @@ func exitTail(postExitSample bool) *rv {
 	}
 	r.sw("work", 5, 5, 0, 10700, true, 0)
 	return r
+}
+
+var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
+
+// lineTime returns the timestamp of a header or record line.
+func lineTime(l string) (float64, bool) {
+	m := headerTime.FindStringSubmatch(l)
+	if m == nil {
+		return 0, false
+	}
+	t, err := strconv.ParseFloat(m[1], 64)
+	return t, err == nil
+}
+
+// rewrite writes a transformed copy of a trace and returns its path.
+func rewrite(t *testing.T, name string, f func(lines []string) []string) string {
+	t.Helper()
+	b, err := os.ReadFile(trace(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	out := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(out, []byte(strings.Join(f(lines), "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func dropLines(re string) func([]string) []string {
+	rx := regexp.MustCompile(re)
+	return func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if !rx.MatchString(l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
 }
