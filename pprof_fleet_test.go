@@ -17,22 +17,6 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-func readProfile(t *testing.T, path string) *profile.Profile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatalf("%s: CheckValid: %v", path, err)
-	}
-	return p
-}
-
 // checkFleetShape asserts what the engines check of every profile.
 func checkFleetShape(t *testing.T, p *profile.Profile) {
 	t.Helper()
@@ -153,41 +137,6 @@ func TestPprofLabels(t *testing.T) {
 	if _, stderr, code := wallfold(t, "-f", "pprof", "--labels=pid,cpu", trace("procs.pid.txt")); code != 2 || !strings.Contains(stderr, `label "cpu"`) {
 		t.Errorf("--labels=pid,cpu: exit %d, %q", code, stderr)
 	}
-}
-
-// perfTimes returns the first and last timestamps of a trace, counted
-// here: the records' "SECONDS.FRAC:" fields.
-func perfTimes(t *testing.T, path string) (first, last int64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`(?m)^\S.*? (\d+)\.(\d{6,9}):`)
-	first = -1
-	for _, m := range re.FindAllSubmatch(b, -1) {
-		ns := parseNs(string(m[1]), string(m[2]))
-		if ns == 0 {
-			continue // perf's synthesized records
-		}
-		if first < 0 || ns < first {
-			first = ns
-		}
-		last = max(last, ns)
-	}
-	return first, last
-}
-
-func parseNs(sec, frac string) int64 {
-	var s, f int64
-	for _, c := range sec {
-		s = s*10 + int64(c-'0')
-	}
-	frac = (frac + "000000000")[:9]
-	for _, c := range frac {
-		f = f*10 + int64(c-'0')
-	}
-	return s*1e9 + f
 }
 
 func TestPprofUnixTime(t *testing.T) {

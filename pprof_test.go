@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +20,24 @@ func writeProfile(t *testing.T, args ...string) *profile.Profile {
 	return readProfile(t, out)
 }
 
+// readProfile parses the pprof profile at path and checks it is valid.
+func readProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatalf("%s: CheckValid: %v", path, err)
+	}
+	return p
+}
+
+// sampleIndex is the index of sample type typ in p; none ends the test.
 func sampleIndex(t *testing.T, p *profile.Profile, typ string) int {
 	t.Helper()
 	for i, st := range p.SampleType {
@@ -40,7 +60,7 @@ func hasFunc(s *profile.Sample, name string) bool {
 	return false
 }
 
-// share returns the % of sample type idx in samples that contain fn.
+// profShare returns the % of sample type idx in samples that contain fn.
 func profShare(p *profile.Profile, idx int, fn string, keep func(*profile.Sample) bool) float64 {
 	var in, all float64
 	for _, s := range p.Sample {
@@ -175,5 +195,16 @@ func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 		if len(s.Label["pid"]) != 1 {
 			t.Fatalf("sample of tid %v without a pid label", s.Label["tid"])
 		}
+	}
+}
+
+// An empty input gives a valid, empty profile with the usual sample types.
+func TestEmptyPprof(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, nil, 0o644)
+	p := writeProfile(t, empty)
+	if len(p.Sample) != 0 || p.SampleType[2].Type != "wall" || p.DefaultSampleType != "wall" {
+		t.Errorf("samples %d, types %v, default %q", len(p.Sample), p.SampleType, p.DefaultSampleType)
 	}
 }

@@ -8,12 +8,6 @@ import (
 	"testing"
 )
 
-// frameShare is the share of stacks containing frame in folded output.
-func frameShare(t *testing.T, out, frame string) float64 {
-	t.Helper()
-	return parseFolded(t, out).share("", frame)
-}
-
 func TestSummaryPhases(t *testing.T) {
 	out, _, code := wallfold(t, "-f", "summary", trace("phases.txt"))
 	if code != 0 {

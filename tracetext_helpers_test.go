@@ -75,6 +75,7 @@ func exitTail(postExitSample bool) *rv {
 	return r
 }
 
+// headerTime matches the time of a header or record line.
 var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
 
 // lineTime returns the timestamp of a header or record line.
@@ -102,6 +103,7 @@ func rewrite(t *testing.T, name string, f func(lines []string) []string) string 
 	return out
 }
 
+// dropLines is an edit for rewrite: the lines that match re go.
 func dropLines(re string) func([]string) []string {
 	rx := regexp.MustCompile(re)
 	return func(lines []string) []string {
@@ -114,3 +116,45 @@ func dropLines(re string) func([]string) []string {
 		return out
 	}
 }
+
+// perfTimes returns the first and last timestamps of a trace, counted
+// here: the records' "SECONDS.FRAC:" fields.
+func perfTimes(t *testing.T, path string) (first, last int64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^\S.*? (\d+)\.(\d{6,9}):`)
+	first = -1
+	for _, m := range re.FindAllSubmatch(b, -1) {
+		ns := parseNs(string(m[1]), string(m[2]))
+		if ns == 0 {
+			continue // perf's synthesized records
+		}
+		if first < 0 || ns < first {
+			first = ns
+		}
+		last = max(last, ns)
+	}
+	return first, last
+}
+
+// parseNs is the time SECONDS.FRAC in ns (FRAC of up to 9 digits).
+func parseNs(sec, frac string) int64 {
+	var s, f int64
+	for _, c := range sec {
+		s = s*10 + int64(c-'0')
+	}
+	frac = (frac + "000000000")[:9]
+	for _, c := range frac {
+		f = f*10 + int64(c-'0')
+	}
+	return s*1e9 + f
+}
+
+// goodSample is one well-formed sample, made after one of phases.txt's
+// (its stack shortened, its DSO path too).
+const goodSample = "phases  5756   273.126215:    1001001 cpu-clock: \n" +
+	"\t            1205 spin_for+0x44 (/work/phases)\n" +
+	"\t            1230 serial_phase+0x9 (/work/phases)\n\n"
