@@ -5,8 +5,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,10 +39,7 @@ func latePIDTrace(nameAt int64) string {
 
 func TestLatePIDs(t *testing.T) {
 	text := latePIDTrace(1500000) // named 1.5 s in
-	path := filepath.Join(t.TempDir(), "late.txt")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "late.txt", []byte(text))
 	check := func(how, out, stderr string, wantWarning bool) {
 		t.Helper()
 		f := parseFolded(t, out)

@@ -81,8 +81,7 @@ func TestPerfDataFed(t *testing.T) {
 // status through (writeTo, now in internal/fileio/fileio.go), and
 // main.go's exitStatus takes the status from it.
 func TestTraceExitCodeOnBadInput(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "perf.data")
-	os.WriteFile(p, []byte("PERFILE2\x00\x00\x00\x00garbage"), 0o644)
+	p := writeTrace(t, "perf.data", []byte("PERFILE2\x00\x00\x00\x00garbage"))
 	_, stderr, code := wallfold(t, "-f", "trace", p)
 	if code != 1 || strings.Contains(stderr, "<stdout>") {
 		t.Errorf("-f trace on a perf.data: exit %d, %q; want exit 1 naming the input only", code, stderr)

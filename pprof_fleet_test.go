@@ -80,10 +80,7 @@ func TestPprofSafeSampleTypes(t *testing.T) {
 		{"probe_x:y", "probe_x_y"},
 		{"cpu/event=0x3c/u", "cpu_event_0x3c_u"},
 	} {
-		path := filepath.Join(t.TempDir(), "t.txt")
-		if err := os.WriteFile(path, bytes.ReplaceAll(src, []byte(" cpu-clock:"), []byte(" "+c.event+":")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeTrace(t, "t.txt", bytes.ReplaceAll(src, []byte(" cpu-clock:"), []byte(" "+c.event+":")))
 		p := writeProfile(t, path)
 		checkFleetShape(t, p)
 		if p.SampleType[1].Type != c.want || p.SampleType[2].Type != c.want+"_wall" || p.PeriodType.Type != c.want {
@@ -95,10 +92,7 @@ func TestPprofSafeSampleTypes(t *testing.T) {
 // A sample with no call chain gets one frame: [no stack].
 func TestPprofNoStackFrame(t *testing.T) {
 	in := "prog  100/100  10.000000:    1000000 cpu-clock: \n\nprog  100/100  10.001000:    1000000 cpu-clock: \n\tffff1 main+0x1 (/bin/prog)\n\n"
-	path := filepath.Join(t.TempDir(), "t.txt")
-	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "t.txt", []byte(in))
 	p := writeProfile(t, path)
 	checkFleetShape(t, p)
 	var names []string
@@ -161,10 +155,7 @@ func TestPprofUnixTime(t *testing.T) {
 	}
 	captured := time.Date(2026, 7, 1, 12, 30, 15, 0, time.Local)
 	hdr := "# ========\n# captured on    : " + captured.Format(time.ANSIC) + "\n# hostname : vm\n# ========\n#\n"
-	hpath := filepath.Join(t.TempDir(), "h.txt")
-	if err := os.WriteFile(hpath, append([]byte(hdr), src...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hpath := writeTrace(t, "h.txt", append([]byte(hdr), src...))
 	p := writeProfile(t, hpath)
 	if want := captured.UnixNano() - span; p.TimeNanos != want {
 		t.Errorf("from the header: TimeNanos %v, want %v", time.Unix(0, p.TimeNanos), time.Unix(0, want))

@@ -200,10 +200,7 @@ func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 
 // An empty input gives a valid, empty profile with the usual sample types.
 func TestEmptyPprof(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.txt")
-	os.WriteFile(empty, nil, 0o644)
-	p := writeProfile(t, empty)
+	p := writeProfile(t, writeTrace(t, "empty.txt", nil))
 	if len(p.Sample) != 0 || p.SampleType[2].Type != "wall" || p.DefaultSampleType != "wall" {
 		t.Errorf("samples %d, types %v, default %q", len(p.Sample), p.SampleType, p.DefaultSampleType)
 	}

@@ -7,7 +7,6 @@ package main
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -123,10 +122,7 @@ func TestSplitExitTailAddsUpToSpan(t *testing.T) {
 // window is known only at the end (percent on a pipe or a .gz), the split
 // is the whole trace's and says so.
 func TestSummarySplitTimeWindow(t *testing.T) {
-	plain := filepath.Join(t.TempDir(), "sleep.txt")
-	if err := os.WriteFile(plain, testtrace.Read(t, offTrace("sleep.txt.gz")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	plain := writeTrace(t, "sleep.txt", testtrace.Read(t, offTrace("sleep.txt.gz")))
 	for _, win := range []string{"0%,30%", "3882.586354,3883.007354"} {
 		out, _, _ := wallfold(t, "-f", "summary", "--time="+win, plain)
 		m := splitLine.FindStringSubmatch(out)
@@ -152,8 +148,7 @@ func TestSummaryOffCPUDroppedForCycles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "cycles.txt")
-	os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "cpu-clock", "cycles")), 0o644)
+	p := writeTrace(t, "cycles.txt", []byte(strings.ReplaceAll(string(b), "cpu-clock", "cycles")))
 	out, _, _ := wallfold(t, "-f", "summary", "--off-cpu", p)
 	if strings.Contains(out, "in the profile under [blocked]") && strings.Contains(out, "cannot be added") {
 		t.Errorf("summary says the off-CPU time is in the profile and, in its warnings, that it cannot be added:\n%s", out)

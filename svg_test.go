@@ -166,11 +166,7 @@ func oddTrace(t *testing.T, names ...[]byte) string {
 		b.Write(names[i%len(names)])
 		b.WriteString("+0x44 (/bin/prog)\n\t    1230 main+0x9 (/bin/prog)\n\n")
 	}
-	p := filepath.Join(t.TempDir(), "odd.txt")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeTrace(t, "odd.txt", b.Bytes())
 }
 
 func wellFormedXML(b []byte) error {

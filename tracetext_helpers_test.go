@@ -49,11 +49,7 @@ func (r *rv) line(comm string, pid, tid, cpu int, us int64, rec string) {
 // file writes the trace to a file of its own and returns its path.
 func (r *rv) file(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(p, []byte(r.b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeTrace(t, "trace.txt", []byte(r.b.String()))
 }
 
 // exitTail is one single-threaded process (pid 5) of a CPU-wide trace,
@@ -96,11 +92,18 @@ func rewrite(t *testing.T, name string, f func(lines []string) []string) string 
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(b), "\n")
-	out := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(out, []byte(strings.Join(f(lines), "\n")), 0o644); err != nil {
+	return writeTrace(t, name, []byte(strings.Join(f(lines), "\n")))
+}
+
+// writeTrace writes text to a file called name in a directory of its own
+// and returns its path.
+func writeTrace(t testing.TB, name string, text []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return path
 }
 
 // dropLines is an edit for rewrite: the lines that match re go.
