@@ -160,14 +160,15 @@ func TestAttachWithoutSwitchIn(t *testing.T) {
 // Was a bug (fixed): a single sample line with a wild timestamp (here one sample of the
 // first serial phase stamped 700 s later, as a corrupt line or a
 // concatenation of two traces would give) wrecks the parallelism of the
-// whole rest of the trace: state.Tracker.advance keeps the maximum time
-// seen, so every later gap is "overdue" as soon as it opens and every
-// later sample gets parallelism 1. The wall profile becomes the CPU
+// whole rest of the trace: the tracker's advance kept the maximum time
+// seen, so every later gap was "overdue" as soon as it opened and every
+// later sample got parallelism 1. The wall profile became the CPU
 // profile: serial_phase 33.6 % instead of the known 50 %.
 // Expected: serial_phase 50 % (one sample of 2980 moved); got: 33.6 %.
-// At fault: state/state.go advance() (t.now = max, expiry against it);
-// also pipeline.go read() takes p.lastTime as the maximum, so pprof's
-// DurationNanos and --time percentages are off too.
+// At fault then: the tracker's advance() (t.now = max, expiry against
+// it; today in state/tracker.go); also the run's reading of the records
+// took the last time as the maximum, so pprof's DurationNanos and --time
+// percentages were off too.
 func TestWildTimestamp(t *testing.T) {
 	n := 0
 	p := rewrite(t, "phases.txt", func(lines []string) []string {
@@ -183,18 +184,19 @@ func TestWildTimestamp(t *testing.T) {
 	checkShare(t, p, []string{"-q"}, "", "serial_phase", 50, 1)
 }
 
-// Was a bug (fixed): the silence limit is taken from the first sample's period before
-// that sample is recognised as corrupt. pipeline.go sample() calls
-// tracker.SetGap(3*rec.Period) (and sets p.period) for the first sample
-// of the event, and only afterwards drops it when rec.Period > maxPeriod.
-// With the first sample's period corrupted to 99999999999999 the gap is
-// ~83 hours: silence is never evidence again. On phases.txt without its
+// Was a bug (fixed): the silence limit was taken from the first sample's
+// period before that sample was recognised as corrupt: the run's sample
+// step set the tracker's gap to 3*rec.Period for the first sample of the
+// event, and only afterwards dropped it when rec.Period > maxPeriod.
+// With the first sample's period corrupted to 99999999999999 the gap was
+// ~83 hours: silence was never evidence again. On phases.txt without its
 // switch records (the "no switch records" case of the README, known
-// answer 50 %) the main thread, blocked in pthread_join for 1 s, is
+// answer 50 %) the main thread, blocked in pthread_join for 1 s, was
 // counted as running through the parallel phase: serial_phase 60.2 %
-// instead of 50 %. (Every sample also waits until the end: memory.)
-// Fix: move the maxPeriod check before the gap is set, and take the gap
-// from the first sample with a sane period (also: not 0).
+// instead of 50 %. (Every sample also waited until the end: memory.)
+// Fix: the parser drops a sample whose period is over parse.MaxPeriod
+// (parse/lineparser.go), so the model (state/model.go) takes the gap from
+// the first sample with a sane period, and none from a period of 0.
 func TestAbsurdFirstPeriodSetsNoGap(t *testing.T) {
 	first := true
 	p := rewrite(t, "phases.txt", func(lines []string) []string {

@@ -89,10 +89,10 @@ var levelRow = regexp.MustCompile(`(?m)^\s+(\d+)\s+([0-9.]+)% `)
 // histogram itself says 50.4 % of the wall at parallelism 1 and 49.6 % at
 // 2, i.e. an average of 1.50 (3.0 s of non-idle CPU in 2.0 s), but the
 // summary prints 1.75 (3.506 s of CPU, 0.5 s of it swapper).
-// At fault: summary.go addSummary adds idle samples (par 0) to g.samples
-// and g.cpu (only process scope drops the idle group, in summaryGroups).
-// Fix: keep idle samples out of g.cpu/g.samples (or subtract levels[0]
-// before dividing), and say how much idle CPU there was separately.
+// At fault then: the summary's addSummary added idle samples (par 0) to
+// g.samples and g.cpu (only process scope dropped the idle group).
+// Fix: idle samples are kept out of the groups' samples and CPU, and
+// counted apart as idle CPU (emit/summarize.go, Summarizer.Add).
 func TestSummaryIdleLeftOut(t *testing.T) {
 	out, _, code := wallfold(t, "-f", "summary", "--scope=workload", trace("syswide.txt"))
 	if code != 0 {

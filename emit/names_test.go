@@ -8,8 +8,9 @@ import (
 )
 
 // Expected names come from inferno's expected outputs
-// (/work/shared/corpus/inferno/results/*) and, for perf-PID.map JIT and
-// kernel annotations, from stackcollapse-perf.pl's (corpus/flamegraph/results).
+// (../testdata/corpus/inferno/results) and, for perf-PID.map JIT and
+// kernel annotations, from the output of stackcollapse-perf.pl, which
+// the repository does not keep.
 
 func frame(addr, sym, dso string) parse.Frame {
 	return parse.Frame{Addr: []byte(addr), Sym: []byte(sym), DSO: []byte(dso), Inlined: dso == "inlined"}
