@@ -12,6 +12,19 @@ import (
 	"testing"
 )
 
+// headerTime matches the time of a header or record line.
+var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
+
+// lineTime returns the timestamp of a header or record line.
+func lineTime(l string) (float64, bool) {
+	m := headerTime.FindStringSubmatch(l)
+	if m == nil {
+		return 0, false
+	}
+	t, err := strconv.ParseFloat(m[1], 64)
+	return t, err == nil
+}
+
 // lossWindow drops every record (samples with their stack lines) with a
 // time in [from, to) and writes a LOST record at to.
 func lossWindow(from, to float64, comm string) func([]string) []string {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -69,19 +68,6 @@ func exitTail(postExitSample bool) *rv {
 	}
 	r.sw("work", 5, 5, 0, 10700, true, 0)
 	return r
-}
-
-// headerTime matches the time of a header or record line.
-var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
-
-// lineTime returns the timestamp of a header or record line.
-func lineTime(l string) (float64, bool) {
-	m := headerTime.FindStringSubmatch(l)
-	if m == nil {
-		return 0, false
-	}
-	t, err := strconv.ParseFloat(m[1], 64)
-	return t, err == nil
 }
 
 // rewrite writes a transformed copy of a trace and returns its path.
