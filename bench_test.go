@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // benchInput is testdata/traces/phases.txt repeated to about 8 MB, in
@@ -47,6 +44,9 @@ func benchInput(b *testing.B) []byte {
 	return benchData
 }
 
+// benchRun runs the command b.N times on the input on stdin. It calls
+// run itself, not runCLI: the output goes to io.Discard, so that what is
+// measured is the run, not the keeping of its output.
 func benchRun(b *testing.B, args ...string) {
 	data := benchInput(b)
 	b.SetBytes(int64(len(data)))
@@ -96,47 +96,3 @@ func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
 
 // BenchmarkPipelinePprofFile reads a file (the concurrent reader).
 func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }
-
-// TestReaderPathsSameOutput: the whole run gives the same folded and
-// pprof output with the concurrent reader (a file, on two CPUs or more)
-// and the sequential one (stdin), on every shipped trace and corpus file.
-func TestReaderPathsSameOutput(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"testdata/traces/*.txt", "testdata/corpus/*/*.txt", "testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no testdata")
-	}
-	// out runs wallfold on path, as a file or on stdin, and names the
-	// input <stdin> in what it says (also inside a profile's comments).
-	out := func(path string, stdin bool, args ...string) string {
-		var o, e bytes.Buffer
-		in := io.Reader(strings.NewReader(""))
-		if stdin {
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			in = f
-		} else {
-			args = append(args, path)
-		}
-		code := run(args, in, &o, &e)
-		text := o.String()
-		if p, err := profile.ParseData(o.Bytes()); err == nil && len(args) > 0 && args[0] == "-f" {
-			text = p.String()
-		}
-		abs, _ := filepath.Abs(path) // kong makes the argument absolute
-		return strings.ReplaceAll(fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, text, e.String()), abs, "<stdin>")
-	}
-	for _, path := range paths {
-		for _, args := range [][]string{{}, {"--weight=cpu", "--pid"}, {"-f", "pprof", "--start=1700000000"}} {
-			if seq, conc := out(path, true, args...), out(path, false, args...); seq != conc {
-				t.Errorf("wallfold %v %s: output differs between the sequential and the concurrent reader", args, path)
-			}
-		}
-	}
-}

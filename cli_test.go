@@ -1,25 +1,12 @@
 package main
 
+// The command line and its exit status: hostile or odd input on stdin,
+// bad flags, an input or an output that cannot be opened.
+
 import (
-	"bytes"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func wallfoldStdin(t *testing.T, in string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(in), &out, &errb)
-	return out.String(), errb.String(), code
-}
-
-const goodSample = "phases  5756   273.126215:    1001001 cpu-clock: \n" +
-	"\t            1205 spin_for+0x44 (/work/phases)\n" +
-	"\t            1230 serial_phase+0x9 (/work/phases)\n\n"
 
 func TestHostileInputs(t *testing.T) {
 	long := strings.Repeat("x", 20<<20)
@@ -83,74 +70,5 @@ func TestFileErrors(t *testing.T) {
 	_, stderr, code = wallfold(t, "-o", "/no/such/dir/out.folded", trace("phases.txt"))
 	if code != 2 || !strings.Contains(stderr, "/no/such/dir") {
 		t.Errorf("unwritable output: exit %d, %q", code, stderr)
-	}
-}
-
-// -o writes a temporary file and renames it: a failed run leaves the old
-// file alone and no debris.
-func TestOutputFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "wall.folded")
-	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "bad.txt")
-	os.WriteFile(bad, []byte(goodSample+"garbage\n"), 0o644)
-	if _, _, code := wallfold(t, "--strict", "-o", out, bad); code != 1 {
-		t.Fatalf("exit %d", code)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "old\n" {
-		t.Errorf("failed run changed the output: %q", b)
-	}
-	if _, _, code := wallfold(t, "-q", "-o", out, trace("phases.txt")); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("debris in the output directory: %v", ents)
-	}
-	b, _ := os.ReadFile(out)
-	parseFolded(t, string(b))
-}
-
-// A closed stdout (wallfold trace | head -1) ends the run quietly.
-func TestClosedStdout(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "wallfold")
-	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
-	}
-	// example-perf-stacks gives 600 kB of folded output: more than a pipe holds.
-	for _, args := range [][]string{{"-q", "--addrs", "--weight=cpu", "testdata/corpus/flamegraph/example-perf-stacks.txt.gz"}, {"-q", "-f", "summary", trace("syswide.txt")}} {
-		cmd := exec.Command(bin, args...)
-		stdout, _ := cmd.StdoutPipe()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 10)
-		io.ReadFull(stdout, buf)
-		stdout.Close()
-		err := cmd.Wait()
-		if stderr.Len() > 0 {
-			t.Errorf("%v: error text on a closed pipe: %q", args, stderr.String())
-		}
-		if err != nil {
-			// The usual SIGPIPE death is fine; any other exit is not.
-			if ee, ok := err.(*exec.ExitError); !ok || !strings.Contains(ee.String(), "broken pipe") {
-				t.Errorf("%v: %v", args, err)
-			}
-		}
-	}
-}
-
-// An empty input gives a valid, empty profile with the usual sample types.
-func TestEmptyPprof(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty.txt")
-	os.WriteFile(empty, nil, 0o644)
-	p := writeProfile(t, empty)
-	if len(p.Sample) != 0 || p.SampleType[2].Type != "wall" || p.DefaultSampleType != "wall" {
-		t.Errorf("samples %d, types %v, default %q", len(p.Sample), p.SampleType, p.DefaultSampleType)
 	}
 }

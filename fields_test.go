@@ -5,7 +5,6 @@ package main
 // saying what to add, and nothing on stdout (nor in the -o file).
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,19 +70,7 @@ func checkRejected(t *testing.T, path string, line int, want []string) {
 	for _, flags := range [][]string{nil, {"--strict"}, {"-f", "pprof"}, {"-f", "summary"}, {"--summary"}, {"--weight=cpu"}, {"--pid", "--off-cpu"}} {
 		for _, stdin := range []bool{false, true} {
 			name := fmt.Sprintf("%s %v stdin=%v", filepath.Base(path), flags, stdin)
-			var out, errb bytes.Buffer
-			var code int
-			if stdin {
-				f, err := os.Open(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				code = run(flags, f, &out, &errb)
-				f.Close()
-			} else {
-				code = run(append(append([]string(nil), flags...), path), strings.NewReader(""), &out, &errb)
-			}
-			stderr := errb.String()
+			out, stderr, code := wallfoldOn(t, path, stdin, flags...)
 			file := path
 			if stdin {
 				file = "<stdin>"
@@ -94,8 +81,8 @@ func checkRejected(t *testing.T, path string, line int, want []string) {
 			if code != 1 {
 				t.Errorf("%s: exit %d, want 1; stderr %q", name, code, stderr)
 			}
-			if out.Len() != 0 {
-				t.Errorf("%s: %d bytes on stdout: %.200q", name, out.Len(), out.String())
+			if len(out) != 0 {
+				t.Errorf("%s: %d bytes on stdout: %.200q", name, len(out), out)
 			}
 			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "wallfold: ") {
 				t.Errorf("%s: want one message on stderr, got %q", name, stderr)
@@ -108,7 +95,7 @@ func checkRejected(t *testing.T, path string, line int, want []string) {
 			if flags == nil && !stdin {
 				// And with -o: no file.
 				o := filepath.Join(t.TempDir(), "out.folded")
-				if code := run([]string{"-o", o, path}, strings.NewReader(""), &out, &errb); code != 1 {
+				if _, _, code := wallfold(t, "-o", o, path); code != 1 {
 					t.Errorf("%s -o: exit %d", name, code)
 				}
 				if _, err := os.Stat(o); !os.IsNotExist(err) {

@@ -55,7 +55,7 @@ func TestTimeFilter(t *testing.T) {
 		t.Errorf("a 0.6 s window holds %.3f s of wall", w)
 	}
 	// Percent on a pipe: the samples wait for the end of the trace.
-	piped := runStdin(t, trace("phases.txt"), "-q", "--time=0%,20%")
+	piped := mustRunIn(t, pipedFrom(t, trace("phases.txt")), "-q", "--time=0%,20%")
 	if piped != func() string { o, _, _ := wallfold(t, "-q", "--time=0%,20%", trace("phases.txt")); return o }() {
 		t.Error("--time in percent differs between a file and a pipe")
 	}
@@ -111,5 +111,21 @@ func TestFilterFlagErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, strings.SplitN(strings.TrimPrefix(args[0], "--"), "=", 2)[0]) {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
+	}
+}
+
+// --comm keeps only some threads' samples but the others still count for
+// parallelism: the workers' samples at parallelism 2 stay at 2.
+func TestCommFilterKeepsParallelism(t *testing.T) {
+	all, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", trace("procs.txt"))
+	some, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", "--comm=spin", trace("procs.txt"))
+	fa, fs := parseFolded(t, all), parseFolded(t, some)
+	for st, n := range fs.lines {
+		if fa.lines[st] != n {
+			t.Errorf("%q: %d with --comm, %d without", st, n, fa.lines[st])
+		}
+	}
+	if len(fs.lines) == 0 {
+		t.Fatal("--comm=spin kept nothing")
 	}
 }

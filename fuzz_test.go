@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -66,15 +65,13 @@ func FuzzPipeline(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		wallfoldIn := func(args ...string) []byte {
-			var out, errb bytes.Buffer
-			code := run(append(args, "-o", "-"), bytes.NewReader(data), &out, &errb)
-			if code > 1 || (code == 1 && out.Len() > 0) {
-				t.Fatalf("wallfold %v: exit %d with %d bytes of output: %s", args, code, out.Len(), errb.String())
+			out, stderr, code := runCLI(t, bytes.NewReader(data), append(args, "-o", "-")...)
+			if code > 1 || (code == 1 && len(out) > 0) {
+				t.Fatalf("wallfold %v: exit %d with %d bytes of output: %s", args, code, len(out), stderr)
 			}
-			return out.Bytes()
+			return []byte(out)
 		}
-		var errb strings.Builder
-		if run([]string{"-o", "-"}, bytes.NewReader(data), io.Discard, &errb) == 1 {
+		if _, _, code := runCLI(t, bytes.NewReader(data), "-o", "-"); code == 1 {
 			return // not perf script text: no output at all
 		}
 		cpuIn := acceptedPeriods(data)

@@ -5,8 +5,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,10 +39,7 @@ func latePIDTrace(nameAt int64) string {
 
 func TestLatePIDs(t *testing.T) {
 	text := latePIDTrace(1500000) // named 1.5 s in
-	path := filepath.Join(t.TempDir(), "late.txt")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "late.txt", []byte(text))
 	check := func(how, out, stderr string, wantWarning bool) {
 		t.Helper()
 		f := parseFolded(t, out)
@@ -71,12 +66,9 @@ func TestLatePIDs(t *testing.T) {
 	check("file", out, stderr, false)
 	// On a pipe the model looks 1 s ahead: a name 1.5 s late is too late,
 	// and it says so.
-	var o, e strings.Builder
-	run([]string{"--pid", "--scope=process"}, strings.NewReader(text), &o, &e)
-	check("stdin, named 1.5 s late", o.String(), e.String(), true)
+	out, stderr, _ = wallfoldStdin(t, text, "--pid", "--scope=process")
+	check("stdin, named 1.5 s late", out, stderr, true)
 	// 0.7 s late: within the window.
-	o.Reset()
-	e.Reset()
-	run([]string{"--pid", "--scope=process"}, strings.NewReader(latePIDTrace(700000)), &o, &e)
-	check("stdin, named 0.7 s late", o.String(), e.String(), false)
+	out, stderr, _ = wallfoldStdin(t, latePIDTrace(700000), "--pid", "--scope=process")
+	check("stdin, named 0.7 s late", out, stderr, false)
 }

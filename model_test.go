@@ -1,71 +1,19 @@
 package main
 
 // Tests of the parallelism model on real traces made harder on purpose:
-// switch records removed, records lost, non-time events. The answers are
-// the traces' known ones (testdata/traces/README.md), not earlier output.
+// switch records removed, a thread's first SWITCH IN gone, a wild
+// timestamp or period, non-time events, other events' samples. The
+// answers are the traces' known ones (testdata/traces/README.md), not
+// earlier output. Lost records are in lost_test.go.
 
 import (
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
-
-var headerTime = regexp.MustCompile(`^\S.*?\s(\d+\.\d+):\s`)
-
-// lineTime returns the timestamp of a header or record line.
-func lineTime(l string) (float64, bool) {
-	m := headerTime.FindStringSubmatch(l)
-	if m == nil {
-		return 0, false
-	}
-	t, err := strconv.ParseFloat(m[1], 64)
-	return t, err == nil
-}
-
-// rewrite writes a transformed copy of a trace and returns its path.
-func rewrite(t *testing.T, name string, f func(lines []string) []string) string {
-	t.Helper()
-	b, err := os.ReadFile(trace(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(b), "\n")
-	out := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(out, []byte(strings.Join(f(lines), "\n")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func dropLines(re string) func([]string) []string {
-	rx := regexp.MustCompile(re)
-	return func(lines []string) []string {
-		var out []string
-		for _, l := range lines {
-			if !rx.MatchString(l) {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
-}
-
-func checkShare(t *testing.T, path string, args []string, root, frame string, want, tol float64) string {
-	t.Helper()
-	out, stderr, code := wallfold(t, append(append([]string{}, args...), path)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	got := parseFolded(t, out).share(root, frame)
-	if math.Abs(got-want) > tol || math.IsNaN(got) {
-		t.Errorf("%s: %s = %.1f%%, want %.1f ± %.1f", filepath.Base(path), frame, got, want, tol)
-	}
-	return stderr
-}
 
 // Without switch records (most perf.data files) parallelism is estimated
 // from sample density; on these CPU-bound workloads the estimate holds,
@@ -102,54 +50,6 @@ func TestNoProcessKnown(t *testing.T) {
 	_, stderr, _ = wallfold(t, trace("syswide.txt"))
 	if strings.Contains(stderr, "no known process") {
 		t.Errorf("unknown processes in a trace that names them: %q", stderr)
-	}
-}
-
-// insertLost drops the switch and exit records in [from, to) and puts a
-// PERF_RECORD_LOST before the first record at or after from.
-func insertLost(from, to float64, comm string) func([]string) []string {
-	return func(lines []string) []string {
-		var out []string
-		inserted := false
-		for _, l := range lines {
-			tm, ok := lineTime(l)
-			if ok && tm >= from && !inserted {
-				out = append(out, comm+" "+strconv.FormatFloat(from, 'f', 6, 64)+": PERF_RECORD_LOST lost 4096")
-				inserted = true
-			}
-			if ok && tm >= from && tm < to && (strings.Contains(l, "PERF_RECORD_SWITCH") || strings.Contains(l, "PERF_RECORD_EXIT")) {
-				continue
-			}
-			out = append(out, l)
-		}
-		return out
-	}
-}
-
-// Lost records: after a loss the state of each thread is unknown until its
-// next record, and silence means it stopped. The split stays within 3
-// points of the truth although the switch records of a whole second (the
-// parallel phase and both thread exits) are gone.
-func TestLostRecordsRecover(t *testing.T) {
-	for _, tt := range []struct {
-		trace, frame string
-		from, to     float64
-	}{
-		{"phases.txt", "serial_phase", 273.60, 274.70},
-		{"phases.notask.txt", "serial_phase", 273.60, 274.70},
-		{"procs.txt", "spin_a", 281.0, 282.5},
-		{"procs.txt", "spin_a", 280.5, 281.5},
-	} {
-		p := rewrite(t, tt.trace, insertLost(tt.from, tt.to, "phases  5756   "))
-		stderr := checkShare(t, p, nil, "", tt.frame, 50, 3)
-		if !strings.Contains(stderr, "PERF_RECORD_LOST") || !strings.Contains(stderr, "4096 records lost") ||
-			!strings.Contains(stderr, strconv.FormatFloat(tt.from, 'f', 6, 64)) {
-			t.Errorf("%s: lost warning without count and time: %q", tt.trace, stderr)
-		}
-		_, stderr, code := wallfold(t, "--strict", p)
-		if code != 1 || !strings.Contains(stderr, "PERF_RECORD_LOST") || !regexp.MustCompile(`:\d+: `).MatchString(stderr) {
-			t.Errorf("--strict with a loss: exit %d, %q", code, stderr)
-		}
 	}
 }
 
@@ -260,15 +160,15 @@ func TestAttachWithoutSwitchIn(t *testing.T) {
 // Was a bug (fixed): a single sample line with a wild timestamp (here one sample of the
 // first serial phase stamped 700 s later, as a corrupt line or a
 // concatenation of two traces would give) wrecks the parallelism of the
-// whole rest of the trace: state.Tracker.advance keeps the maximum time
-// seen, so every later gap is "overdue" as soon as it opens and every
-// later sample gets parallelism 1. The wall profile becomes the CPU
+// whole rest of the trace: the tracker's advance kept the maximum time
+// seen, so every later gap was "overdue" as soon as it opened and every
+// later sample got parallelism 1. The wall profile became the CPU
 // profile: serial_phase 33.6 % instead of the known 50 %.
 // Expected: serial_phase 50 % (one sample of 2980 moved); got: 33.6 %.
-// At fault: the tracker's advance(), now in state/tracker.go (t.now =
-// max, expiry against it); also the pipeline's read() takes p.lastTime as
-// the maximum (the trace's span is now state/model.go's Model.Span), so
-// pprof's DurationNanos and --time percentages are off too.
+// At fault then: the tracker's advance() (t.now = max, expiry against
+// it; today in state/tracker.go); also the run's reading of the records
+// took the last time as the maximum, so pprof's DurationNanos and --time
+// percentages were off too.
 func TestWildTimestamp(t *testing.T) {
 	n := 0
 	p := rewrite(t, "phases.txt", func(lines []string) []string {
@@ -284,19 +184,19 @@ func TestWildTimestamp(t *testing.T) {
 	checkShare(t, p, []string{"-q"}, "", "serial_phase", 50, 1)
 }
 
-// Was a bug (fixed): the silence limit is taken from the first sample's period before
-// that sample is recognised as corrupt. The pipeline's sample() (the
-// limit is now set by state/model.go's Model.sample) calls
-// tracker.SetGap(3*rec.Period) (and sets p.period) for the first sample
-// of the event, and only afterwards drops it when rec.Period > maxPeriod.
-// With the first sample's period corrupted to 99999999999999 the gap is
-// ~83 hours: silence is never evidence again. On phases.txt without its
+// Was a bug (fixed): the silence limit was taken from the first sample's
+// period before that sample was recognised as corrupt: the run's sample
+// step set the tracker's gap to 3*rec.Period for the first sample of the
+// event, and only afterwards dropped it when rec.Period > maxPeriod.
+// With the first sample's period corrupted to 99999999999999 the gap was
+// ~83 hours: silence was never evidence again. On phases.txt without its
 // switch records (the "no switch records" case of the README, known
-// answer 50 %) the main thread, blocked in pthread_join for 1 s, is
+// answer 50 %) the main thread, blocked in pthread_join for 1 s, was
 // counted as running through the parallel phase: serial_phase 60.2 %
-// instead of 50 %. (Every sample also waits until the end: memory.)
-// Fix: move the maxPeriod check before the gap is set, and take the gap
-// from the first sample with a sane period (also: not 0).
+// instead of 50 %. (Every sample also waited until the end: memory.)
+// Fix: the parser drops a sample whose period is over parse.MaxPeriod
+// (parse/lineparser.go), so the model (state/model.go) takes the gap from
+// the first sample with a sane period, and none from a period of 0.
 func TestAbsurdFirstPeriodSetsNoGap(t *testing.T) {
 	first := true
 	p := rewrite(t, "phases.txt", func(lines []string) []string {
@@ -312,47 +212,6 @@ func TestAbsurdFirstPeriodSetsNoGap(t *testing.T) {
 	stderr := checkShare(t, p, nil, "", "serial_phase", 50, 1)
 	if !strings.Contains(stderr, "absurd period") {
 		t.Errorf("no absurd-period warning: %s", stderr)
-	}
-}
-
-var avgPar = regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`)
-var levelRow = regexp.MustCompile(`(?m)^\s+(\d+)\s+([0-9.]+)% `)
-
-// Was a bug (fixed): in workload scope the summary counts idle samples (tid 0,
-// swapper: parallelism 0, wall 0) in the group's samples and CPU, so
-// "average parallelism (= CPU / wall)" counts idle CPUs as parallel work.
-// On syswide.txt (--scope=workload: every thread of the machine) the
-// histogram itself says 50.4 % of the wall at parallelism 1 and 49.6 % at
-// 2, i.e. an average of 1.50 (3.0 s of non-idle CPU in 2.0 s), but the
-// summary prints 1.75 (3.506 s of CPU, 0.5 s of it swapper).
-// At fault: addSummary (now summaryGatherer.add, emit/summarize.go) adds
-// idle samples (par 0) to g.samples and g.cpu (only process scope drops
-// the idle group, in summaryGroups).
-// Fix: keep idle samples out of g.cpu/g.samples (or subtract levels[0]
-// before dividing), and say how much idle CPU there was separately.
-func TestSummaryIdleLeftOut(t *testing.T) {
-	out, _, code := wallfold(t, "-f", "summary", "--scope=workload", trace("syswide.txt"))
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	m := avgPar.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no average line:\n%s", out)
-	}
-	avg, _ := strconv.ParseFloat(m[1], 64)
-	// The histogram's own wall-weighted mean of the parallelism levels.
-	var mean, share float64
-	for _, r := range levelRow.FindAllStringSubmatch(out, -1) {
-		lv, _ := strconv.Atoi(r[1])
-		w, _ := strconv.ParseFloat(r[2], 64)
-		mean += float64(lv) * w / 100
-		share += w
-	}
-	if share < 99 {
-		t.Fatalf("histogram rows add up to %.1f%%:\n%s", share, out)
-	}
-	if math.Abs(avg-mean) > 0.03 || math.Abs(avg-1.5) > 0.05 {
-		t.Errorf("average parallelism %.2f; its histogram says %.2f, the trace 1.5 (idle CPU counted as work)\n%s", avg, mean, out)
 	}
 }
 
@@ -382,20 +241,4 @@ func TestOtherEventSignsOfLife(t *testing.T) {
 	}
 	// The other event selected: not time-based, records alone decide.
 	checkShare(t, p, []string{"-q", "--event=instructions"}, "", "serial_phase", 50, 1)
-}
-
-// --comm keeps only some threads' samples but the others still count for
-// parallelism: the workers' samples at parallelism 2 stay at 2.
-func TestCommFilterKeepsParallelism(t *testing.T) {
-	all, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", trace("procs.txt"))
-	some, _, _ := wallfold(t, "-q", "--tid", "--parallelism-frame", "--comm=spin", trace("procs.txt"))
-	fa, fs := parseFolded(t, all), parseFolded(t, some)
-	for st, n := range fs.lines {
-		if fa.lines[st] != n {
-			t.Errorf("%q: %d with --comm, %d without", st, n, fa.lines[st])
-		}
-	}
-	if len(fs.lines) == 0 {
-		t.Fatal("--comm=spin kept nothing")
-	}
 }

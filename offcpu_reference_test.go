@@ -30,10 +30,8 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
-	"io"
+	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -41,6 +39,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // refSplit is the reference wall-clock split of a group of threads.
@@ -109,21 +109,7 @@ func refAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 // side-band records; frames, comments and blank lines are skipped).
 func refParse(tb testing.TB, path string) []refRec {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(testtrace.Read(tb, path)))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var recs []refRec
 	for sc.Scan() {
@@ -344,6 +330,17 @@ func referenceSplit(tb testing.TB, path string, group refGroup) refSplit {
 	tb.Helper()
 	recs := refParse(tb, path)
 	mp := refLearn(recs)
+	evs, last, periods := refThreadRecords(recs, refMember(tb, path, recs, mp, group))
+	sp := refWalk(recs, mp, evs, last)
+	sp.SamplePeriods = periods
+	return sp
+}
+
+// refMember returns the test of a tid's membership in group: every tid
+// > 0, or with a root (Root, or RootComm's first process) those of the
+// root's process tree.
+func refMember(tb testing.TB, path string, recs []refRec, mp refMaps, group refGroup) func(tid int) bool {
+	tb.Helper()
 	root := group.Root
 	if group.RootComm != "" {
 		root = refRootOf(recs, mp, group.RootComm)
@@ -351,7 +348,7 @@ func referenceSplit(tb testing.TB, path string, group refGroup) refSplit {
 			tb.Fatalf("%s: no process with comm %q", path, group.RootComm)
 		}
 	}
-	member := func(tid int) bool {
+	return func(tid int) bool {
 		if tid <= 0 {
 			return false
 		}
@@ -360,101 +357,124 @@ func referenceSplit(tb testing.TB, path string, group refGroup) refSplit {
 		}
 		return mp.inTree(mp.pidOf[tid], root)
 	}
+}
 
-	// Each thread's records: its own lines, plus the FORK creating it.
-	// last[tid]: index of the record that ends it (first EXIT, or last).
-	type ref struct {
-		i     int
-		child bool // the FORK that creates this thread
-	}
-	var evs []ref
-	owner := make([]int, 0, len(recs)) // tid the event is about
-	last := map[int]int{}
+// refEvent is a record of one thread's: recs[i], about thread tid; child
+// marks the FORK that creates tid (printed under its parent).
+type refEvent struct {
+	i     int
+	tid   int
+	child bool
+}
+
+// refThreadRecords lists, in time order, each member thread's records
+// after 0.000000: its own lines, plus the FORK creating it, up to its
+// first EXIT. last[tid] is the index in evs of the record that ends the
+// thread (that EXIT, or its last record). periods is the sum of the
+// periods of the members' cpu-clock samples (those at 0 too).
+func refThreadRecords(recs []refRec, member func(tid int) bool) (evs []refEvent, last map[int]int, periods time.Duration) {
+	last = map[int]int{}
 	exited := map[int]bool{}
-	var sp refSplit
+	add := func(i, tid int, child bool) {
+		if !member(tid) || exited[tid] {
+			return
+		}
+		evs = append(evs, refEvent{i, tid, child})
+		last[tid] = len(evs) - 1
+	}
 	for i, r := range recs {
 		if r.kind == rkSample && member(r.tid) && strings.HasPrefix(r.event, "cpu-clock") {
-			sp.SamplePeriods += time.Duration(r.period)
+			periods += time.Duration(r.period)
 		}
 		if r.t == 0 {
 			continue
 		}
-		add := func(tid int, child bool) {
-			if !member(tid) || exited[tid] {
-				return
-			}
-			evs = append(evs, ref{i, child})
-			owner = append(owner, tid)
-			last[tid] = len(evs) - 1
-		}
 		if r.kind == rkExit {
-			add(r.b, false)
+			add(i, r.b, false)
 			exited[r.b] = true
 			continue
 		}
-		add(r.tid, false)
+		add(i, r.tid, false)
 		if r.kind == rkFork && r.b != r.tid {
-			add(r.b, true)
+			add(i, r.b, true)
 		}
 	}
+	return evs, last, periods
+}
 
-	state := map[int]refState{}
-	var nRun, nRunnable, nBlocked int
-	count := func(s refState, d int) {
-		switch s {
-		case stRunning:
-			nRun += d
-		case stRunnable:
-			nRunnable += d
-		case stBlocked:
-			nBlocked += d
-		}
+// refStates is each thread's state, and how many threads are in each.
+type refStates struct {
+	of                         map[int]refState
+	running, runnable, blocked int
+}
+
+func (s *refStates) set(tid int, st refState) {
+	s.count(s.of[tid], -1)
+	s.of[tid] = st
+	s.count(st, +1)
+}
+
+func (s *refStates) count(st refState, d int) {
+	switch st {
+	case stRunning:
+		s.running += d
+	case stRunnable:
+		s.runnable += d
+	case stBlocked:
+		s.blocked += d
 	}
-	setState := func(tid int, s refState) {
-		count(state[tid], -1)
-		state[tid] = s
-		count(s, +1)
-	}
+}
+
+// refWalk follows the threads through evs (refThreadRecords) and splits
+// the time from the first record to the last: on CPU while one runs,
+// runnable while none runs and one is runnable, blocked while none runs
+// or is runnable and one is blocked; and counts the threads and their
+// processes. A thread's first record starts it (runnable if that is the
+// FORK creating it, else running), its switch records move it, the one
+// that ends it (last) makes it dead.
+func refWalk(recs []refRec, mp refMaps, evs []refEvent, last map[int]int) refSplit {
+	var sp refSplit
+	st := refStates{of: map[int]refState{}}
 	var first, prev time.Duration = -1, -1
 	procs := map[int]bool{}
 	for k, e := range evs {
-		r, tid := recs[e.i], owner[k]
+		r, tid := recs[e.i], e.tid
 		if first < 0 {
 			first, prev = r.t, r.t
 		}
 		if dt := r.t - prev; dt > 0 {
 			switch {
-			case nRun > 0:
+			case st.running > 0:
 				sp.On += dt
-				sp.CPU += time.Duration(nRun) * dt
-			case nRunnable > 0:
+				sp.CPU += time.Duration(st.running) * dt
+			case st.runnable > 0:
 				sp.Runnable += dt
-			case nBlocked > 0:
+			case st.blocked > 0:
 				sp.Blocked += dt
 			}
 		}
 		prev = r.t
-		if state[tid] == stNone {
+		if st.of[tid] == stNone {
 			sp.Threads++
 			procs[mp.pidOf[tid]] = true
 			if e.child {
-				setState(tid, stRunnable)
+				st.set(tid, stRunnable)
 			} else {
-				setState(tid, stRunning)
+				st.set(tid, stRunning)
 			}
 		}
 		if !e.child {
 			switch r.kind {
 			case rkIn:
-				setState(tid, stRunning)
+				st.set(tid, stRunning)
 			case rkOut:
-				setState(tid, stBlocked)
+				st.set(tid, stBlocked)
 			case rkOutPreempt:
-				setState(tid, stRunnable)
+				st.set(tid, stRunnable)
 			}
 		}
 		if last[tid] == k {
-			setState(tid, stDead)
+			st.set(tid, stDead)
 		}
 	}
 	if first >= 0 {

@@ -1,252 +1,72 @@
-//go:build linux
-
 package main
 
+// Where the output goes: -o FILE written whole or not at all, a closed
+// stdout. output_linux_test.go has -o on other targets than a plain file.
+
 import (
-	"fmt"
+	"bytes"
 	"io"
-	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
-// TestOutputTargets: -o writes a regular file by a rename (in the target's
-// mode, or 0666 less the umask for a new one), follows symlinks to their
-// target and keeps them, and writes anything else (a device, a FIFO, an
-// open file behind /proc/self/fd) in place, never replacing it.
-func TestOutputTargets(t *testing.T) {
-	want, _, code := wallfold(t, "-q", trace("phases.txt"))
-	if code != 0 || want == "" {
-		t.Fatalf("stdout run: exit %d, %d bytes", code, len(want))
-	}
-	tests := []struct {
-		name string
-		// setup makes what -o names in dir and returns it, with the checks
-		// to run after the run.
-		setup func(t *testing.T, dir string) (out string, check func(t *testing.T))
-	}{
-		{"char device", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			if os.Geteuid() != 0 {
-				t.Skip("mknod needs root")
-			}
-			null := filepath.Join(dir, "null")
-			// 1,3 is /dev/null; the old encoding, (major<<8)|minor, holds it.
-			if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-				t.Skipf("mknod %s (1,3): %v", null, err)
-			}
-			return null, func(t *testing.T) {
-				isMode(t, null, fs.ModeDevice|fs.ModeCharDevice)
-			}
-		}},
-		{"fifo", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			fifo := filepath.Join(dir, "fifo")
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
-			got := readAsync(t, func() (io.ReadCloser, error) { return os.Open(fifo) })
-			return fifo, func(t *testing.T) {
-				if s := recv(t, got); s != want {
-					t.Errorf("the FIFO's reader got %d bytes, want the %d of stdout", len(s), len(want))
-				}
-				isMode(t, fifo, fs.ModeNamedPipe)
-			}
-		}},
-		{"pipe behind /proc/self/fd", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { w.Close() })
-			got := readAsync(t, func() (io.ReadCloser, error) { return r, nil })
-			return fmt.Sprintf("/proc/self/fd/%d", w.Fd()), func(t *testing.T) {
-				w.Close()
-				if s := recv(t, got); s != want {
-					t.Errorf("the pipe's reader got %d bytes, want the %d of stdout", len(s), len(want))
-				}
-			}
-		}},
-		{"appended file behind /proc/self/fd", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			// wallfold -o /dev/stdout >> log: the log keeps its lines.
-			log := writeFile(t, filepath.Join(dir, "log"), 0o644)
-			f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return fmt.Sprintf("/proc/self/fd/%d", f.Fd()), func(t *testing.T) {
-				hasContent(t, log, "old\n"+want)
-			}
-		}},
-		{"symlink", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			target := writeFile(t, filepath.Join(dir, "target"), 0o644)
-			link := symlink(t, target, filepath.Join(dir, "link"))
-			return link, func(t *testing.T) {
-				isLink(t, link, target)
-				hasContent(t, target, want)
-				isMode(t, target, 0o644)
-			}
-		}},
-		{"symlink chain", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			// link1 -> link2 (relative) -> sub/link3 -> ../target (relative
-			// to sub, as the kernel reads it).
-			os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-			target := writeFile(t, filepath.Join(dir, "target"), 0o644)
-			link3 := symlink(t, "../target", filepath.Join(dir, "sub", "link3"))
-			link2 := symlink(t, "sub/link3", filepath.Join(dir, "link2"))
-			link1 := symlink(t, "link2", filepath.Join(dir, "link1"))
-			return link1, func(t *testing.T) {
-				isLink(t, link1, "link2")
-				isLink(t, link2, "sub/link3")
-				isLink(t, link3, "../target")
-				hasContent(t, target, want)
-			}
-		}},
-		{"existing 0640 file", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			out := writeFile(t, filepath.Join(dir, "out"), 0o640)
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o640)
-			}
-		}},
-		{"new file, umask 022", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			setUmask(t, 0o022)
-			out := filepath.Join(dir, "out")
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o644)
-			}
-		}},
-		{"new file, umask 077", func(t *testing.T, dir string) (string, func(*testing.T)) {
-			setUmask(t, 0o077)
-			out := filepath.Join(dir, "out")
-			return out, func(t *testing.T) {
-				hasContent(t, out, want)
-				isMode(t, out, 0o600)
-			}
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			out, check := tt.setup(t, dir)
-			stdout, stderr, code := wallfold(t, "-q", "-o", out, trace("phases.txt"))
-			if code != 0 || stdout != "" {
-				t.Errorf("exit %d, %d bytes on stdout; stderr %q", code, len(stdout), stderr)
-			}
-			check(t)
-			for _, pat := range []string{".*.tmp*", "*/.*.tmp*"} {
-				if ents, _ := filepath.Glob(filepath.Join(dir, pat)); len(ents) > 0 {
-					t.Errorf("temporary files left: %v", ents)
-				}
-			}
-		})
-	}
-}
-
-// A dangling symlink is an error (exit 2, naming the missing target), and
-// nothing is created where it points.
-func TestOutputDanglingSymlink(t *testing.T) {
+// -o writes a temporary file and renames it: a failed run leaves the old
+// file alone and no debris.
+func TestOutputFileAtomic(t *testing.T) {
 	dir := t.TempDir()
-	missing := filepath.Join(dir, "missing")
-	link := symlink(t, missing, filepath.Join(dir, "link"))
-	_, stderr, code := wallfold(t, "-q", "-o", link, trace("phases.txt"))
-	if code != 2 || !strings.Contains(stderr, missing) {
-		t.Errorf("exit %d, stderr %q; want 2 naming %s", code, stderr, missing)
+	out := filepath.Join(dir, "wall.folded")
+	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	isLink(t, link, missing)
-	if _, err := os.Lstat(missing); !os.IsNotExist(err) {
-		t.Errorf("%s: %v, want it not created", missing, err)
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte(goodSample+"garbage\n"), 0o644)
+	if _, _, code := wallfold(t, "--strict", "-o", out, bad); code != 1 {
+		t.Fatalf("exit %d", code)
 	}
+	if b, _ := os.ReadFile(out); string(b) != "old\n" {
+		t.Errorf("failed run changed the output: %q", b)
+	}
+	if _, _, code := wallfold(t, "-q", "-o", out, trace("phases.txt")); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("debris in the output directory: %v", ents)
+	}
+	b, _ := os.ReadFile(out)
+	parseFolded(t, string(b))
 }
 
-// readAsync reads all of what open gives, in a goroutine (opening a FIFO
-// waits for its writer).
-func readAsync(t *testing.T, open func() (io.ReadCloser, error)) <-chan string {
-	got := make(chan string, 1)
-	go func() {
-		r, err := open()
-		if err != nil {
-			t.Error(err)
-			got <- ""
-			return
+// A closed stdout (wallfold trace | head -1) ends the run quietly.
+func TestClosedStdout(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "wallfold")
+	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	// example-perf-stacks gives 600 kB of folded output: more than a pipe holds.
+	for _, args := range [][]string{{"-q", "--addrs", "--weight=cpu", "testdata/corpus/flamegraph/example-perf-stacks.txt.gz"}, {"-q", "-f", "summary", trace("syswide.txt")}} {
+		cmd := exec.Command(bin, args...)
+		stdout, _ := cmd.StdoutPipe()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		defer r.Close()
-		b, err := io.ReadAll(r)
-		if err != nil {
-			t.Error(err)
+		buf := make([]byte, 10)
+		io.ReadFull(stdout, buf)
+		stdout.Close()
+		err := cmd.Wait()
+		if stderr.Len() > 0 {
+			t.Errorf("%v: error text on a closed pipe: %q", args, stderr.String())
 		}
-		got <- string(b)
-	}()
-	return got
-}
-
-// recv waits a while for what readAsync read ("" when it never comes: the
-// writer never opened the FIFO).
-func recv(t *testing.T, got <-chan string) string {
-	t.Helper()
-	select {
-	case s := <-got:
-		return s
-	case <-time.After(10 * time.Second):
-		t.Error("the reader got nothing in 10 s")
-		return ""
-	}
-}
-
-func writeFile(t *testing.T, path string, perm fs.FileMode) string {
-	t.Helper()
-	if err := os.WriteFile(path, []byte("old\n"), perm); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, perm); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	return path
-}
-
-func symlink(t *testing.T, target, link string) string {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	return link
-}
-
-func setUmask(t *testing.T, mask int) {
-	old := syscall.Umask(mask)
-	t.Cleanup(func() { syscall.Umask(old) })
-}
-
-// isMode checks path's type bits and, when perm has some, its permissions.
-func isMode(t *testing.T, path string, mode fs.FileMode) {
-	t.Helper()
-	st, err := os.Lstat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode().Type() != mode.Type() || mode.Perm() != 0 && st.Mode().Perm() != mode.Perm() {
-		t.Errorf("%s: mode %v, want %v", path, st.Mode(), mode)
-	}
-}
-
-func isLink(t *testing.T, link, target string) {
-	t.Helper()
-	if got, err := os.Readlink(link); err != nil || got != target {
-		t.Errorf("%s: no longer a symlink to %s (%q, %v)", link, target, got, err)
-	}
-}
-
-func hasContent(t *testing.T, path, want string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != want {
-		t.Errorf("%s: %d bytes, want %d (starts %q)", path, len(b), len(want), b[:min(len(b), 40)])
+		if err != nil {
+			// The usual SIGPIPE death is fine; any other exit is not.
+			if ee, ok := err.(*exec.ExitError); !ok || !strings.Contains(ee.String(), "broken pipe") {
+				t.Errorf("%v: %v", args, err)
+			}
+		}
 	}
 }

@@ -50,26 +50,17 @@ func TestPerfDataFed(t *testing.T) {
 	for _, path := range perfDataInputs(t) {
 		for _, flags := range [][]string{nil, {"--strict"}, {"-f", "pprof"}, {"-f", "summary"}, {"--summary"}, {"--weight=cpu", "-q"}} {
 			for _, stdin := range []bool{false, true} {
-				var out, errb bytes.Buffer
-				var code int
+				out, stderr, code := wallfoldOn(t, path, stdin, flags...)
 				name, file := path, path
 				if stdin {
-					f, err := os.Open(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					code = run(flags, f, &out, &errb)
-					f.Close()
 					name, file = "<stdin>", "FILE"
-				} else {
-					code = run(append(append([]string(nil), flags...), path), strings.NewReader(""), &out, &errb)
 				}
 				what := fmt.Sprintf("%s %v stdin=%v", filepath.Base(path), flags, stdin)
 				want := fmt.Sprintf("wallfold: %s: this is a perf.data file, not perf script text; convert it first: perf script -i %s --show-switch-events --show-task-events | wallfold\n", name, file)
-				if code != 1 || out.Len() != 0 || errb.String() != want {
-					t.Errorf("%s: exit %d, stdout %.100q, stderr %.300q; want exit 1, nothing, %q", what, code, out.String(), errb.String(), want)
+				if code != 1 || len(out) != 0 || stderr != want {
+					t.Errorf("%s: exit %d, stdout %.100q, stderr %.300q; want exit 1, nothing, %q", what, code, out, stderr, want)
 				}
-				for _, c := range out.String() + errb.String() {
+				for _, c := range out + stderr {
 					if c != '\n' && (c < ' ' || c > '~') {
 						t.Errorf("%s: printed %q", what, c)
 						break
@@ -77,5 +68,22 @@ func TestPerfDataFed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Expected (README, exit status): input that is not perf script text is
+// exit 1, for every format. Observed with -f trace: exit 2 and the message
+// blames the output ("wallfold: <stdout>: ...: this is a perf.data file"),
+// because process() runs inside writeOutput and writeTo wraps every error
+// as exitError{2, name+": "+err}. The same for a missing period (which, on
+// stdout, also leaves 256 KiB of half JSON written before the error).
+// Fix: the output's writer passes an error that carries its own exit
+// status through (writeTo, now in internal/fileio/fileio.go), and
+// main.go's exitStatus takes the status from it.
+func TestTraceExitCodeOnBadInput(t *testing.T) {
+	p := writeTrace(t, "perf.data", []byte("PERFILE2\x00\x00\x00\x00garbage"))
+	_, stderr, code := wallfold(t, "-f", "trace", p)
+	if code != 1 || strings.Contains(stderr, "<stdout>") {
+		t.Errorf("-f trace on a perf.data: exit %d, %q; want exit 1 naming the input only", code, stderr)
 	}
 }

@@ -17,22 +17,6 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-func readProfile(t *testing.T, path string) *profile.Profile {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if err := p.CheckValid(); err != nil {
-		t.Fatalf("%s: CheckValid: %v", path, err)
-	}
-	return p
-}
-
 // checkFleetShape asserts what the engines check of every profile.
 func checkFleetShape(t *testing.T, p *profile.Profile) {
 	t.Helper()
@@ -96,10 +80,7 @@ func TestPprofSafeSampleTypes(t *testing.T) {
 		{"probe_x:y", "probe_x_y"},
 		{"cpu/event=0x3c/u", "cpu_event_0x3c_u"},
 	} {
-		path := filepath.Join(t.TempDir(), "t.txt")
-		if err := os.WriteFile(path, bytes.ReplaceAll(src, []byte(" cpu-clock:"), []byte(" "+c.event+":")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := writeTrace(t, "t.txt", bytes.ReplaceAll(src, []byte(" cpu-clock:"), []byte(" "+c.event+":")))
 		p := writeProfile(t, path)
 		checkFleetShape(t, p)
 		if p.SampleType[1].Type != c.want || p.SampleType[2].Type != c.want+"_wall" || p.PeriodType.Type != c.want {
@@ -111,10 +92,7 @@ func TestPprofSafeSampleTypes(t *testing.T) {
 // A sample with no call chain gets one frame: [no stack].
 func TestPprofNoStackFrame(t *testing.T) {
 	in := "prog  100/100  10.000000:    1000000 cpu-clock: \n\nprog  100/100  10.001000:    1000000 cpu-clock: \n\tffff1 main+0x1 (/bin/prog)\n\n"
-	path := filepath.Join(t.TempDir(), "t.txt")
-	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "t.txt", []byte(in))
 	p := writeProfile(t, path)
 	checkFleetShape(t, p)
 	var names []string
@@ -155,41 +133,6 @@ func TestPprofLabels(t *testing.T) {
 	}
 }
 
-// perfTimes returns the first and last timestamps of a trace, counted
-// here: the records' "SECONDS.FRAC:" fields.
-func perfTimes(t *testing.T, path string) (first, last int64) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	re := regexp.MustCompile(`(?m)^\S.*? (\d+)\.(\d{6,9}):`)
-	first = -1
-	for _, m := range re.FindAllSubmatch(b, -1) {
-		ns := parseNs(string(m[1]), string(m[2]))
-		if ns == 0 {
-			continue // perf's synthesized records
-		}
-		if first < 0 || ns < first {
-			first = ns
-		}
-		last = max(last, ns)
-	}
-	return first, last
-}
-
-func parseNs(sec, frac string) int64 {
-	var s, f int64
-	for _, c := range sec {
-		s = s*10 + int64(c-'0')
-	}
-	frac = (frac + "000000000")[:9]
-	for _, c := range frac {
-		f = f*10 + int64(c-'0')
-	}
-	return s*1e9 + f
-}
-
 func TestPprofUnixTime(t *testing.T) {
 	path := trace("phases.txt")
 	first, last := perfTimes(t, path)
@@ -212,10 +155,7 @@ func TestPprofUnixTime(t *testing.T) {
 	}
 	captured := time.Date(2026, 7, 1, 12, 30, 15, 0, time.Local)
 	hdr := "# ========\n# captured on    : " + captured.Format(time.ANSIC) + "\n# hostname : vm\n# ========\n#\n"
-	hpath := filepath.Join(t.TempDir(), "h.txt")
-	if err := os.WriteFile(hpath, append([]byte(hdr), src...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hpath := writeTrace(t, "h.txt", append([]byte(hdr), src...))
 	p := writeProfile(t, hpath)
 	if want := captured.UnixNano() - span; p.TimeNanos != want {
 		t.Errorf("from the header: TimeNanos %v, want %v", time.Unix(0, p.TimeNanos), time.Unix(0, want))

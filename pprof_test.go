@@ -16,24 +16,28 @@ import (
 func writeProfile(t *testing.T, args ...string) *profile.Profile {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.pb.gz")
-	_, stderr, code := wallfold(t, append([]string{"-q", "-f", "pprof", "-o", out}, args...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	b, err := os.ReadFile(out)
+	mustRun(t, append([]string{"-q", "-f", "pprof", "-o", out}, args...)...)
+	return readProfile(t, out)
+}
+
+// readProfile parses the pprof profile at path and checks it is valid.
+func readProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.Parse(bytes.NewReader(b))
 	if err != nil {
-		t.Fatalf("profile.Parse: %v", err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	if err := p.CheckValid(); err != nil {
-		t.Fatalf("CheckValid: %v", err)
+		t.Fatalf("%s: CheckValid: %v", path, err)
 	}
 	return p
 }
 
+// sampleIndex is the index of sample type typ in p; none ends the test.
 func sampleIndex(t *testing.T, p *profile.Profile, typ string) int {
 	t.Helper()
 	for i, st := range p.SampleType {
@@ -56,7 +60,7 @@ func hasFunc(s *profile.Sample, name string) bool {
 	return false
 }
 
-// share returns the % of sample type idx in samples that contain fn.
+// profShare returns the % of sample type idx in samples that contain fn.
 func profShare(p *profile.Profile, idx int, fn string, keep func(*profile.Sample) bool) float64 {
 	var in, all float64
 	for _, s := range p.Sample {
@@ -179,15 +183,8 @@ func TestPprofInlinedLines(t *testing.T) {
 func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 	path := trace("procs.txt")
 	needFile(t, path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"-q", "-f", "pprof", "--labels=pid,tid", "--time=20%,70%"}, bytes.NewReader(data), &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	p, err := profile.Parse(&out)
+	out := mustRunIn(t, pipedFrom(t, path), "-q", "-f", "pprof", "--labels=pid,tid", "--time=20%,70%")
+	p, err := profile.Parse(strings.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +195,13 @@ func TestPprofPercentWindowOnPipeKeepsPIDs(t *testing.T) {
 		if len(s.Label["pid"]) != 1 {
 			t.Fatalf("sample of tid %v without a pid label", s.Label["tid"])
 		}
+	}
+}
+
+// An empty input gives a valid, empty profile with the usual sample types.
+func TestEmptyPprof(t *testing.T) {
+	p := writeProfile(t, writeTrace(t, "empty.txt", nil))
+	if len(p.Sample) != 0 || p.SampleType[2].Type != "wall" || p.DefaultSampleType != "wall" {
+		t.Errorf("samples %d, types %v, default %q", len(p.Sample), p.SampleType, p.DefaultSampleType)
 	}
 }

@@ -8,19 +8,13 @@ import (
 	"testing"
 )
 
-// frameShare is the share of stacks containing frame in folded output.
-func frameShare(t *testing.T, out, frame string) float64 {
-	t.Helper()
-	return parseFolded(t, out).share("", frame)
-}
-
 func TestSummaryPhases(t *testing.T) {
 	out, _, code := wallfold(t, "-f", "summary", trace("phases.txt"))
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	// Known answer: 3 s of CPU in 2 s of wall: 1.5.
-	m := regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`).FindStringSubmatch(out)
+	m := avgPar.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no average parallelism line:\n%s", out)
 	}
@@ -78,5 +72,49 @@ func TestSummaryDeterministic(t *testing.T) {
 		if out, _, _ := wallfold(t, "-f", "summary", path); out != first {
 			t.Fatalf("run %d: summary differs from the first run", i+2)
 		}
+	}
+}
+
+// avgPar matches the summary's average parallelism.
+var avgPar = regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`)
+
+// levelRow matches a row of the summary's histogram: a parallelism
+// level and its share of the wall.
+var levelRow = regexp.MustCompile(`(?m)^\s+(\d+)\s+([0-9.]+)% `)
+
+// Was a bug (fixed): in workload scope the summary counts idle samples (tid 0,
+// swapper: parallelism 0, wall 0) in the group's samples and CPU, so
+// "average parallelism (= CPU / wall)" counts idle CPUs as parallel work.
+// On syswide.txt (--scope=workload: every thread of the machine) the
+// histogram itself says 50.4 % of the wall at parallelism 1 and 49.6 % at
+// 2, i.e. an average of 1.50 (3.0 s of non-idle CPU in 2.0 s), but the
+// summary prints 1.75 (3.506 s of CPU, 0.5 s of it swapper).
+// At fault then: the summary's addSummary added idle samples (par 0) to
+// g.samples and g.cpu (only process scope dropped the idle group).
+// Fix: idle samples are kept out of the groups' samples and CPU, and
+// counted apart as idle CPU (emit/summarize.go, Summarizer.Add).
+func TestSummaryIdleLeftOut(t *testing.T) {
+	out, _, code := wallfold(t, "-f", "summary", "--scope=workload", trace("syswide.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	m := avgPar.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no average line:\n%s", out)
+	}
+	avg, _ := strconv.ParseFloat(m[1], 64)
+	// The histogram's own wall-weighted mean of the parallelism levels.
+	var mean, share float64
+	for _, r := range levelRow.FindAllStringSubmatch(out, -1) {
+		lv, _ := strconv.Atoi(r[1])
+		w, _ := strconv.ParseFloat(r[2], 64)
+		mean += float64(lv) * w / 100
+		share += w
+	}
+	if share < 99 {
+		t.Fatalf("histogram rows add up to %.1f%%:\n%s", share, out)
+	}
+	if math.Abs(avg-mean) > 0.03 || math.Abs(avg-1.5) > 0.05 {
+		t.Errorf("average parallelism %.2f; its histogram says %.2f, the trace 1.5 (idle CPU counted as work)\n%s", avg, mean, out)
 	}
 }

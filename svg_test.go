@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"html"
 	"io"
 	"math"
@@ -14,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // svgFrame is a frame of wallfold's SVG as the tests read it.
@@ -37,13 +40,8 @@ func readSVG(t *testing.T, path string) (frames []svgFrame, total float64, text 
 		t.Fatal(err)
 	}
 	text = string(b)
-	d := xml.NewDecoder(strings.NewReader(text))
-	for {
-		if _, err := d.Token(); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("not well-formed XML: %v", err)
-		}
+	if err := wellFormedXML(b); err != nil {
+		t.Fatalf("not well-formed XML: %v", err)
 	}
 	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 	for _, m := range svgFrameRE.FindAllStringSubmatch(text, -1) {
@@ -155,5 +153,63 @@ func TestSVGInBrowser(t *testing.T) {
 	total, _ := inclusive(parseFolded(t, mustRun(t, "-q", trace("phases.txt"))))
 	if res.Marked < 2 || math.Abs(res.SearchShare-total["spin_for"]) > 0.1 {
 		t.Errorf("search spin_for: %d frames marked, %.2f%% matched, want %.2f%%", res.Marked, res.SearchShare, total["spin_for"])
+	}
+}
+
+// oddTrace writes a small per-task trace whose leaf frames are names.
+func oddTrace(t *testing.T, names ...[]byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "prog  1000/1000   %.6f:    1000000 cpu-clock: \n", 100+float64(i)/1000)
+		b.WriteString("\t    1205 ")
+		b.Write(names[i%len(names)])
+		b.WriteString("+0x44 (/bin/prog)\n\t    1230 main+0x9 (/bin/prog)\n\n")
+	}
+	return writeTrace(t, "odd.txt", b.Bytes())
+}
+
+func wellFormedXML(b []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// Expected: -f svg is well-formed UTF-8 XML whatever the frame names.
+// Observed: a name with non-UTF-8 bytes (perf prints symbol bytes as they
+// are) is copied raw into data-n, <title> and <text>: the XML parser (and
+// Chromium) stops there ("invalid token"), the whole graph is lost.
+// Fix: emit/svg.go, sanitize names (strings.ToValidUTF8, and drop XML-illegal
+// control characters) before html.EscapeString.
+func TestSVGNonUTF8Name(t *testing.T) {
+	in := oddTrace(t, []byte("bad\xff\xfename"), []byte("main2"))
+	out := filepath.Join(t.TempDir(), "o.svg")
+	mustRun(t, "-q", "-f", "svg", "-o", out, in)
+	b, _ := os.ReadFile(out)
+	if err := wellFormedXML(b); err != nil {
+		t.Errorf("SVG not well-formed: %v", err)
+	}
+}
+
+// Expected: a frame label cut to fit stays valid UTF-8.
+// Observed: label[:chars-2] in WriteSVG cuts bytes, splitting a multi-byte
+// rune (C++/Rust/Go names with non-ASCII, here CJK): invalid UTF-8, the SVG
+// does not parse. Fix: emit/svg.go, cut by runes (as flame.js does by
+// UTF-16 units).
+func TestSVGLabelCutsRune(t *testing.T) {
+	in := oddTrace(t, []byte(strings.Repeat("函数", 40)), []byte("main2"))
+	out := filepath.Join(t.TempDir(), "o.svg")
+	mustRun(t, "-q", "-f", "svg", "-o", out, in)
+	b, _ := os.ReadFile(out)
+	if !utf8.Valid(b) {
+		t.Errorf("SVG is not valid UTF-8")
+	}
+	if err := wellFormedXML(b); err != nil {
+		t.Errorf("SVG not well-formed: %v", err)
 	}
 }

@@ -10,24 +10,6 @@ import (
 
 var topRow = regexp.MustCompile(`^\s*([0-9.]+) s\s+([0-9.]+)%\s+([0-9.]+) s\s+([0-9.]+)%\s+([0-9.]+) s\s+([0-9.]+)%\s+([0-9.]+) s\s+([0-9.]+)%  (.+)$`)
 
-// inclusive returns each frame's share (%) of a folded profile, a frame
-// counted once per stack, and its share as the leaf.
-func inclusive(f folded) (total, self map[string]float64) {
-	total, self = map[string]float64{}, map[string]float64{}
-	for st, n := range f.lines {
-		frames := strings.Split(st, ";")
-		seen := map[string]bool{}
-		for _, fr := range frames {
-			if !seen[fr] {
-				seen[fr] = true
-				total[fr] += 100 * float64(n) / f.total
-			}
-		}
-		self[frames[len(frames)-1]] += 100 * float64(n) / f.total
-	}
-	return
-}
-
 // -f top gives the shares the folded output gives, for wall and for CPU.
 func TestTopMatchesFolded(t *testing.T) {
 	for _, name := range []string{"phases.txt", "build.txt.gz", "syswide.txt"} {

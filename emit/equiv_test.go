@@ -3,17 +3,15 @@ package emit
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/internal/testtrace"
 	"github.com/wallfold/wallfold/parse"
 )
 
@@ -107,8 +105,8 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 // trace and corpus file, with each naming option.
 func TestFastPathsMatchStraightforward(t *testing.T) {
 	var all []byte
-	for _, path := range equivPaths(t) {
-		data := readTrace(t, path)
+	for _, path := range testtrace.Shipped(t, "../testdata") {
+		data := testtrace.Read(t, path)
 		all = append(all, data...)
 		for _, o := range []NameOptions{{}, {Addrs: true, Kernel: true, JIT: true}} {
 			fast, ref := fold(t, data, o, true), fold(t, data, o, false)
@@ -261,8 +259,8 @@ func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 // every shipped trace and corpus file.
 func TestProfileFastPathsMatchStraightforward(t *testing.T) {
 	var all []byte
-	for _, path := range equivPaths(t) {
-		data := readTrace(t, path)
+	for _, path := range testtrace.Shipped(t, "../testdata") {
+		data := testtrace.Read(t, path)
 		all = append(all, data...)
 		for _, o := range []NameOptions{{}, {Addrs: true, Kernel: true, JIT: true}} {
 			fast, ref := profileBytes(t, data, o, true), profileBytes(t, data, o, false)
@@ -277,37 +275,6 @@ func TestProfileFastPathsMatchStraightforward(t *testing.T) {
 	if fast, ref := profileBytes(t, all, NameOptions{}, true), profileBytes(t, all, NameOptions{}, false); !bytes.Equal(fast, ref) {
 		t.Errorf("all files: fast profile differs from the straightforward one")
 	}
-}
-
-func equivPaths(t *testing.T) []string {
-	t.Helper()
-	var paths []string
-	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/traces/*.txt.gz", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no testdata")
-	}
-	return paths
-}
-
-func readTrace(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return data
 }
 
 // TestWriteFoldedLarge: with more lines than parallelSortMin (sorted in

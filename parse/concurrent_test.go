@@ -2,48 +2,21 @@ package parse
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // testFiles returns every shipped trace and corpus file, un-gzipped.
 func testFiles(t *testing.T) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		for _, path := range m {
-			files[path] = readTestFile(t, path)
-		}
-	}
-	if len(files) == 0 {
-		t.Fatal("no testdata")
+	for _, path := range testtrace.Shipped(t, "../testdata") {
+		files[path] = testtrace.Read(t, path)
 	}
 	return files
-}
-
-// readTestFile returns the file at path, un-gzipped if its name ends in .gz.
-func readTestFile(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return data
 }
 
 // transcript reads data and writes down everything a caller can see:

@@ -3,11 +3,9 @@ package parse
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // parseFrameRef is the straightforward parseFrame (generic trims and
@@ -92,33 +90,12 @@ func checkFrameLine(t *testing.T, line []byte) {
 // straightforward one on every line of the shipped traces and corpus (and
 // on every suffix of a few tricky lines).
 func TestParseFrameMatchesReference(t *testing.T) {
-	var files []string
-	for _, g := range []string{"../testdata/traces/*.txt", "../testdata/corpus/*/*.txt", "../testdata/corpus/*/*.gz"} {
-		m, _ := filepath.Glob(g)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no testdata")
-	}
-	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var in io.Reader = f
-		if filepath.Ext(path) == ".gz" {
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in = zr
-		}
-		sc := bufio.NewScanner(in)
+	for _, path := range testtrace.Shipped(t, "../testdata") {
+		sc := bufio.NewScanner(bytes.NewReader(testtrace.Read(t, path)))
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
 			checkFrameLine(t, sc.Bytes())
 		}
-		f.Close()
 	}
 	tricky := []string{
 		"\t    561aa58dc06e std::function<int (int, int)>::operator()+0x1f+0x2 (/a (b) (c))  ",

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // fillTable makes t, a new table, one that has room for only room more
@@ -29,17 +31,12 @@ func scanTrace(data []byte, concurrent bool, room int) (string, []uint32, []stri
 	return tr, ids, texts
 }
 
-// testdataFile is readTestFile of testdata/name.
-func testdataFile(t testing.TB, name string) []byte {
-	return readTestFile(t, filepath.Join("..", "testdata", name))
-}
-
 // TestFrameIDs: frames with the same parsed fields have the same ID and
 // different ones different IDs; a full table numbers no new frames (ID 0)
 // and changes no record; the concurrent reader gives the same IDs.
 func TestFrameIDs(t *testing.T) {
 	for _, name := range []string{"traces/build.txt.gz", "traces/syswide.txt", "corpus/inferno/java-inline.txt", "corpus/inferno/cpp-stacks-std-function.txt"} {
-		data := testdataFile(t, name)
+		data := testtrace.Read(t, filepath.Join("..", "testdata", name))
 		tr, ids, texts := scanTrace(data, false, maxTableLines)
 		if len(ids) == 0 {
 			t.Fatalf("%s: no frames", name)
@@ -93,7 +90,7 @@ func TestFrameIDs(t *testing.T) {
 func FuzzReaderPaths(f *testing.F) {
 	for _, name := range []string{"traces/phases.txt", "traces/syswide.txt", "traces/nocallchain.txt",
 		"corpus/inferno/java-inline.txt", "corpus/inferno/weird-stack-line.txt"} {
-		b := testdataFile(f, name)
+		b := testtrace.Read(f, filepath.Join("..", "testdata", name))
 		f.Add(b[:min(len(b), 4000)])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // Most inputs below are lines copied from ../testdata/traces and
@@ -493,7 +495,7 @@ func TestReaderRealFiles(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			data := readTestFile(t, path)
+			data := testtrace.Read(t, path)
 			r := NewReader(bytes.NewReader(data), name)
 			samples, side := 0, 0
 			for r.Scan() {

@@ -38,7 +38,7 @@ func alternate(start int64, n, ref0 int) []op {
 // running) have parallelism 2, except the very last one (its partner's
 // last sign is before it: 1).
 // Got: 1 for all of them.
-// At fault: state.go advance(), `if now > t.now { t.now = now }` and the
+// At fault: tracker.go advance(), `if now > t.now { t.now = now }` and the
 // expiry test `t.now-o.th.segTime > t.cfg.Gap`. Fix: expire against the
 // current record's time (t.now = now, accepting that exp is then only
 // roughly ordered), or treat a jump larger than some bound (e.g. 1000 gaps)
@@ -183,7 +183,8 @@ func TestTrackerTidMinusOneSample(t *testing.T) {
 // that has come and gone: 100 000 processes that fork, run 1 sample and
 // exit, one at a time, grow the heap by ~32 MB in process scope (~12 MB in
 // workload scope) although at most one thread is alive at any moment.
-// At fault: records.go Exit (no cleanup) and state.go thread()/group().
+// At fault: Exit (no cleanup; now exit, in records.go) and
+// thread()/group() (now in tracker.go).
 // Fix: on EXIT remember (tid, time); once the gap (and the caller's
 // look-ahead, for PIDOf at release) has passed and the tid was not
 // reused, delete threads[tid] and pidOf[tid], and delete a group whose

@@ -90,14 +90,35 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 	return got
 }
 
-func TestTrackerScenarios(t *testing.T) {
+// scenario is a sequence of tracker inputs and the parallelism each of
+// its samples must get.
+type scenario struct {
+	name string
+	cfg  config
+	ops  []op
+	want map[int]int // ref -> parallelism
+}
+
+// runScenarios runs each scenario as a subtest.
+func runScenarios(t *testing.T, tests []scenario) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := run(t, tc.cfg, tc.ops)
+			for ref, w := range tc.want {
+				if got[ref] != w {
+					t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
+				}
+			}
+		})
+	}
+}
+
+// TestTrackerRecordScenarios: samples say a thread runs, a SWITCH OUT (also
+// OUT preempt) that it stopped until its IN, an EXIT that it ended.
+func TestTrackerRecordScenarios(t *testing.T) {
 	gap := 10 * ms
-	tests := []struct {
-		name string
-		cfg  config
-		ops  []op
-		want map[int]int // ref -> parallelism
-	}{
+	runScenarios(t, []scenario{
 		{
 			name: "one thread alone",
 			cfg:  config{Gap: gap},
@@ -154,6 +175,14 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
 		},
+	})
+}
+
+// TestTrackerSilenceScenarios: a thread silent for longer than the gap
+// stopped at its last record; for less, it ran throughout; with no gap
+// (Gap 0) records alone decide.
+func TestTrackerSilenceScenarios(t *testing.T) {
+	runScenarios(t, []scenario{
 		{
 			// 101's last record is a SWITCH IN at 1 ms; the gap (5 ms)
 			// expires at 6 ms. It is taken as stopped at 1 ms, so 102's
@@ -220,6 +249,14 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			want: map[int]int{1: 1, 2: 2, 3: 2, 4: 1},
 		},
+	})
+}
+
+// TestTrackerCPUScenarios: what the samples' CPUs tell: the idle task
+// counts for nobody, and a thread on a CPU ends the one before there.
+func TestTrackerCPUScenarios(t *testing.T) {
+	gap := 10 * ms
+	runScenarios(t, []scenario{
 		{
 			name: "idle samples (tid 0) get 0 and do not count for others",
 			cfg:  config{Gap: gap},
@@ -244,17 +281,7 @@ func TestTrackerScenarios(t *testing.T) {
 			},
 			want: map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := run(t, tc.cfg, tc.ops)
-			for ref, w := range tc.want {
-				if got[ref] != w {
-					t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-				}
-			}
-		})
-	}
+	})
 }
 
 // Three threads: 101 and 102 of process 100, 201 of process 200. The

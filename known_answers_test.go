@@ -1,89 +1,22 @@
 package main
 
+// The recorded traces of testdata/traces against their known answers
+// (testdata/traces/README.md): each frame's share of the wall and of the
+// CPU, the wall totals, the CPU total that is the sum of the periods; and
+// the warning for a trace without task events.
+
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
-
-// wallfold runs the command in-process and returns its output.
-func wallfold(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), code
-}
-
-// flamegraph.pl's input grammar.
-var foldedLine = regexp.MustCompile(`^(.*)\s+(\d+)$`)
-
-type folded struct {
-	lines map[string]uint64
-	total float64
-}
-
-func parseFolded(t *testing.T, s string) folded {
-	t.Helper()
-	f := folded{lines: map[string]uint64{}}
-	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		if l == "" {
-			continue
-		}
-		m := foldedLine.FindStringSubmatch(l)
-		if m == nil {
-			t.Fatalf("line %d not in flamegraph.pl grammar: %q", i+1, l)
-		}
-		n, err := strconv.ParseUint(m[2], 10, 64)
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		if _, dup := f.lines[m[1]]; dup {
-			t.Fatalf("line %d: stack printed twice: %q", i+1, m[1])
-		}
-		f.lines[m[1]] = n
-		f.total += float64(n)
-	}
-	return f
-}
-
-// share returns the share (in %) of the weight of stacks whose root is
-// root (all if "") that contain frame, among the stacks with that root.
-func (f folded) share(root, frame string) float64 {
-	var in, all float64
-	for st, n := range f.lines {
-		if root != "" && !strings.HasPrefix(st, root+";") && st != root {
-			continue
-		}
-		all += float64(n)
-		for _, fr := range strings.Split(st, ";") {
-			if fr == frame {
-				in += float64(n)
-				break
-			}
-		}
-	}
-	if all == 0 {
-		return math.NaN()
-	}
-	return 100 * in / all
-}
-
-func trace(name string) string { return filepath.Join("testdata", "traces", name) }
-
-func needFile(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("test input missing: %v", err)
-	}
-}
 
 // The known right answers of testdata/traces/README.md: each workload burns
 // CPU for fixed wall-clock times, so the split is known in advance.
@@ -160,22 +93,9 @@ func TestKnownAnswers(t *testing.T) {
 // with a plain regexp, independently of the parser under test.
 func sumPeriods(t *testing.T, path string) (sum uint64, n int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	}
 	hdr := regexp.MustCompile(`^\S.*?\s\d+(?:/\d+)?\s+(?:\[\d+\]\s+)?\d+\.\d+:\s+(\d+)\s+([^ ]+?):(?:\s|$)`)
 	first := ""
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(testtrace.Read(t, path)))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
 		m := hdr.FindStringSubmatch(strings.TrimLeft(sc.Text(), " "))
@@ -270,67 +190,4 @@ func TestNoTaskEventsWarnsOnce(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("-q printed: %s", stderr)
 	}
-}
-
-// Compatibility with inferno-collapse-perf: with --weight=cpu the folded
-// output equals inferno's expected output, byte for byte.
-func TestInfernoCorpus(t *testing.T) {
-	results, _ := filepath.Glob("testdata/corpus/inferno/results/*-collapsed*.txt")
-	if len(results) < 10 {
-		t.Fatalf("only %d results in testdata/corpus", len(results))
-	}
-	for _, res := range results {
-		b := strings.TrimSuffix(filepath.Base(res), ".txt")
-		base, opt, _ := strings.Cut(b, "-collapsed")
-		t.Run(b, func(t *testing.T) {
-			in := ""
-			for _, c := range []string{
-				"testdata/corpus/inferno/" + base + ".txt",
-				"testdata/corpus/flamegraph/" + base + ".txt",
-				"testdata/corpus/flamegraph/" + base + ".txt.gz",
-			} {
-				if _, err := os.Stat(c); err == nil {
-					in = c
-				}
-			}
-			if in == "" {
-				t.Fatalf("no input for %s", res)
-			}
-			args := []string{"-q", "--weight=cpu", in}
-			if opt != "" {
-				args = append(args, "--"+strings.TrimPrefix(opt, "-"))
-			}
-			got, _, code := wallfold(t, args...)
-			if code != 0 {
-				t.Fatalf("exit %d", code)
-			}
-			wantB, err := os.ReadFile(res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := string(wantB)
-			g, w := parseFolded(t, got), parseFolded(t, want)
-			if g.total != w.total || len(g.lines) != len(w.lines) {
-				t.Errorf("total %.0f in %d stacks, inferno %.0f in %d", g.total, len(g.lines), w.total, len(w.lines))
-			}
-			if got != want {
-				t.Errorf("output differs from inferno's %s", res)
-			}
-		})
-	}
-}
-
-// runStdin runs wallfold with the file on stdin.
-func runStdin(t *testing.T, path string, args ...string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out, errb bytes.Buffer
-	if code := run(args, f, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	return out.String()
 }
