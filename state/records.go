@@ -209,7 +209,7 @@ func (t *tracker) tick(now int64) { t.advance(now) }
 // known), and every waiting sample is released.
 func (t *tracker) flush() {
 	for _, o := range t.exp[t.ehead:] {
-		if o.th.segOpen && o.th.segGen == o.gen {
+		if o.live() {
 			o.th.segOpen = false
 			t.splitSilent(o.th)
 		}

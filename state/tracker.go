@@ -136,7 +136,7 @@ type thread struct {
 	g           *group
 	running     bool // per the last record: on a CPU
 	cpu         int  // CPU it runs on, when known
-	segOpen     bool // an undecided running gap starts at segStart
+	segOpen     bool // an undecided running gap starts at segTime
 	segGen      uint32
 	segSeq      uint64 // first sample seq the gap covers
 	segTime     int64  // the sign that opened the gap
@@ -167,10 +167,16 @@ type thread struct {
 	lastRef, blockRef, switchRef, offRef int
 }
 
+// openSeg is an entry of an open-gap list (group.open, tracker.exp): th's
+// gap number gen. Deciding a gap leaves its entries in place; they are
+// skipped when they reach a list's head.
 type openSeg struct {
 	th  *thread
 	gen uint32
 }
+
+// live reports whether the gap is still open (not decided since).
+func (o openSeg) live() bool { return o.th.segOpen && o.th.segGen == o.gen }
 
 type pending struct {
 	s    sample
@@ -305,7 +311,7 @@ func (t *tracker) setGap(gap int64) {
 	for _, g := range t.allGroups() {
 		for i := g.ohead; i < len(g.open); i++ {
 			o := g.open[i]
-			if o.th.segOpen && o.th.segGen == o.gen {
+			if o.live() {
 				t.commit(o.th)
 			}
 		}
@@ -448,7 +454,7 @@ func (t *tracker) advance(now int64) {
 	t.esplit = max(t.esplit, t.ehead)
 	for t.esplit < len(t.exp) {
 		o := t.exp[t.esplit]
-		if o.th.segOpen && o.th.segGen == o.gen {
+		if o.live() {
 			if t.now-o.th.segTime <= t.cfg.Gap {
 				break
 			}
@@ -458,7 +464,7 @@ func (t *tracker) advance(now int64) {
 	}
 	for t.ehead < len(t.exp) {
 		o := t.exp[t.ehead]
-		if !o.th.segOpen || o.th.segGen != o.gen {
+		if !o.live() {
 			t.ehead++
 			continue
 		}
@@ -489,7 +495,7 @@ func (t *tracker) advance(now int64) {
 func (t *tracker) discontinuity() {
 	t.stats.Discontinuities++
 	for _, o := range t.exp[t.ehead:] {
-		if o.th.segOpen && o.th.segGen == o.gen {
+		if o.live() {
 			o.th.segOpen = false
 			o.th.running = false
 			t.splitSilent(o.th)
@@ -685,7 +691,7 @@ func (t *tracker) drain(g *group) {
 		// pile them up).
 		for g.ohead < len(g.open) {
 			o := g.open[g.ohead]
-			if o.th.segOpen && o.th.segGen == o.gen && o.th.g == g {
+			if o.live() && o.th.g == g {
 				break
 			}
 			g.ohead++
