@@ -57,11 +57,11 @@ func TestSplitBridgedLossIsNotBlocked(t *testing.T) {
 func TestRateThenSwitchesExact(t *testing.T) {
 	gap := 3 * ms
 	var pars []float64
-	tr := newTracker(config{Gap: gap, Rate: true}, func(s sample, par float64, _ *group) {
+	tr := newTracker(config{Gap: gap, Rate: true, Release: func(s sample, par float64, _ *group) {
 		if s.Ref >= 1000 {
 			pars = append(pars, par)
 		}
-	})
+	}})
 	add := func(o op) { tr.add(&o.Event) }
 	// Rate mode: two threads sampled at irregular gaps.
 	at := int64(0)

@@ -112,16 +112,16 @@ func NewModel(o Options) *Model {
 		s = Workload
 	}
 	m.ahead = m.ahead || scope == Process || scope == Tree
-	m.t = newTracker(config{Scope: s, Gap: -1, Rate: true}, m.release)
+	cfg := config{Scope: s, Gap: -1, Rate: true, Release: m.release, KeepSplits: o.Splits}
 	if o.OffCPU {
-		m.t.releaseOff = m.releaseOff
+		cfg.ReleaseOff = m.releaseOff
 	}
-	m.t.keepSplits = o.Splits
+	if o.Timeline {
+		cfg.OnTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
+	}
+	m.t = newTracker(cfg)
 	m.splitWindow = o.SplitWindow
 	m.lookahead = o.Lookahead
-	if o.Timeline {
-		m.t.onTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
-	}
 	if m.lookahead <= 0 {
 		m.lookahead = lookaheadNs
 	}
@@ -194,11 +194,11 @@ func (m *Model) Close() []Weighted {
 			m.t.add(m.ring.pop())
 		}
 		m.t.flush()
-		if m.t.keepSplits || m.t.releaseOff != nil {
+		if m.t.cfg.KeepSplits || m.t.cfg.ReleaseOff != nil {
 			// The threads still waiting get their last shares.
 			m.splits = m.t.closeSplits()
 		}
-		if !m.t.keepSplits {
+		if !m.t.cfg.KeepSplits {
 			m.splits = nil
 		}
 	}

@@ -141,8 +141,8 @@ func (t *tracker) runOn(th *thread, at int64) {
 // off its CPU at at; off: Blocked or Runnable when a record said which,
 // else OnCPU (gone, or silent).
 func (t *tracker) transition(th *thread, at int64, on bool, s State) {
-	if t.onTransition != nil && th.g != t.outside {
-		t.onTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
+	if t.cfg.OnTransition != nil && th.g != t.outside {
+		t.cfg.OnTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
 	}
 }
 
@@ -301,8 +301,8 @@ func (t *tracker) blockStack(th *thread, ref int) {
 // charge gives th a share of ns of off-CPU time, taken between since and
 // end.
 func (t *tracker) charge(th *thread, s State, ns, since, end int64, ref int) {
-	if t.releaseOff != nil && ref >= 0 {
-		t.releaseOff(th, s, ns, since, end, ref)
+	if t.cfg.ReleaseOff != nil && ref >= 0 {
+		t.cfg.ReleaseOff(th, s, ns, since, end, ref)
 	}
 }
 

@@ -18,12 +18,12 @@ func (t *tracker) addSample(s sample) {
 				t.drain(cur.g)
 			}
 		}
-		t.release(s, 0, nil)
+		t.cfg.Release(s, 0, nil)
 		return
 	}
 	if s.TID < 0 {
 		// perf lost track of the task (it exited): count it alone.
-		t.release(s, 1, nil)
+		t.cfg.Release(s, 1, nil)
 		return
 	}
 	if s.PID > 0 {

@@ -90,6 +90,16 @@ type config struct {
 	// Rate: while no switch record has come, estimate each silent thread
 	// by its sampling rate (closeGap) rather than by the silence limit.
 	Rate bool
+
+	// Release receives every sample with its parallelism.
+	Release releaseFunc
+	// ReleaseOff receives shares of off-CPU time (nil: none wanted).
+	ReleaseOff func(th *thread, s State, ns, since, end int64, ref int)
+	// OnTransition receives the timeline (nil: none wanted).
+	OnTransition func(Transition)
+	// KeepSplits keeps the split of every group, also of those forgotten
+	// before the end (reap).
+	KeepSplits bool
 }
 
 // releaseFunc receives each sample with its parallelism (0 for idle
@@ -207,7 +217,6 @@ type group struct {
 // tracker is the state machine. It is not safe for concurrent use.
 type tracker struct {
 	cfg     config
-	release releaseFunc
 	threads map[int]*thread
 	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
 	groups  map[int]*group
@@ -224,14 +233,9 @@ type tracker struct {
 	ownSign bool               // the sign being taken is the thread's own sample (lost.go)
 	signCPU int                // and the CPU its thread was on before it
 
-	// releaseOff receives shares of off-CPU time (nil: none wanted).
-	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
-	keepSplits bool
-	// onTransition receives the timeline (nil: none wanted).
-	onTransition func(Transition)
 	// splitLo, splitHi: the window the splits count (setSplitWindow).
 	splitLo, splitHi int64
-	splits           []Split // of groups already forgotten (keepSplits)
+	splits           []Split // of groups already forgotten (KeepSplits)
 
 	// Tree scope: the root process, the parents FORK records named, and
 	// the group of the processes outside the tree.
@@ -257,11 +261,10 @@ func (t *tracker) setSplitWindow(lo, hi int64) {
 	}
 }
 
-// newTracker returns a tracker that calls release for every sample.
-func newTracker(cfg config, release releaseFunc) *tracker {
+// newTracker returns a tracker set up by cfg (Release is required).
+func newTracker(cfg config) *tracker {
 	t := &tracker{
 		cfg:      cfg,
-		release:  release,
 		threads:  make(map[int]*thread),
 		pidOf:    make(map[int]int),
 		groups:   make(map[int]*group),
@@ -530,7 +533,7 @@ func (t *tracker) reap() {
 		if g := th.g; g != t.one && g != t.outside {
 			g.threads--
 			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
-				if t.keepSplits {
+				if t.cfg.KeepSplits {
 					t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
 				}
 				delete(t.groups, g.key)
@@ -719,7 +722,7 @@ func (t *tracker) drain(g *group) {
 		}
 		g.head++
 		g.base++
-		t.release(s, par, g)
+		t.cfg.Release(s, par, g)
 	}
 	if g.head == len(g.q) {
 		g.q = g.q[:0]

@@ -60,13 +60,14 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 	t.Helper()
 	got := map[int]int{}
 	times := map[int]int{}
-	tr := newTracker(cfg, func(s sample, par float64, _ *group) {
+	cfg.Release = func(s sample, par float64, _ *group) {
 		if s.Lost {
 			return // a thread's time through lost records (lost.go), not a sample
 		}
 		times[s.Ref]++
 		got[s.Ref] = int(math.Round(par))
-	})
+	}
+	tr := newTracker(cfg)
 	samples := 0
 	for _, o := range ops {
 		if o.setGap {
@@ -408,7 +409,7 @@ func TestTrackerReleaseOnce(t *testing.T) {
 // (lossHold) before they are released.
 func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	released := 0
-	tr := newTracker(config{Gap: 5 * ms}, func(sample, float64, *group) { released++ })
+	tr := newTracker(config{Gap: 5 * ms, Release: func(sample, float64, *group) { released++ }})
 	tr.addSample(sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
 	tr.addSample(sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
 	tr.tick(20 * ms)
