@@ -70,7 +70,6 @@ type Trace interface {
 	// process tree, the tree's root (tree scope).
 	Splits() []state.Split
 	Parent(pid int) (int, bool)
-	TreeRoot() int
 }
 
 // Collector gathers the samples of one run for its outputs: it selects the

@@ -215,9 +215,6 @@ func (m *Model) Splits() []Split { return m.splits }
 // said.
 func (m *Model) Parent(pid int) (int, bool) { return m.t.parentOf(pid) }
 
-// TreeRoot returns the root process in tree scope (-1 until known).
-func (m *Model) TreeRoot() int { return m.t.treeRoot }
-
 // Scope returns the scope in force (Workload before any record).
 func (m *Model) Scope() Scope {
 	if m.scope == Auto {
@@ -229,9 +226,6 @@ func (m *Model) Scope() Scope {
 // Span returns the first and last timestamps of the trace (records at
 // time 0, perf's synthesized ones, aside).
 func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.haveTime }
-
-// Stats returns what the tracker counted so far.
-func (m *Model) Stats() Stats { return m.t.Stats() }
 
 func (m *Model) release(s sample, par float64, g *group) {
 	if s.Ref < 0 {
@@ -440,7 +434,7 @@ func (m *Model) Seed(pid, tid, ppid int) {
 // with what to record; call it after Close.
 func (m *Model) Warnings() []string {
 	var ws []string
-	st := m.t.Stats()
+	st := m.t.counts()
 	if m.profiled > 0 && st.Switches == 0 {
 		ws = append(ws, "no PERF_RECORD_SWITCH records: parallelism is only estimated from sample density; record with `perf record --switch-events` and convert with `perf script --show-switch-events`")
 	} else if m.profiled > 0 && st.TaskEvents == 0 && m.clock {

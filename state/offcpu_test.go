@@ -355,8 +355,8 @@ func TestTreeScope(t *testing.T) {
 	// By command: the first process named cc is the root.
 	evs2 := append([]Event{{Kind: KindComm, Time: 0, PID: 200, TID: 200, Comm: []byte("cc")}}, evs...)
 	m2, _, pars2 := feedOff(t, Options{TreeComm: "cc"}, evs2)
-	if m2.TreeRoot() != 200 || len(pars2) != len(want) {
-		t.Errorf("tree by comm: root %d, %d samples; want 200, %d", m2.TreeRoot(), len(pars2), len(want))
+	if m2.t.treeRoot != 200 || len(pars2) != len(want) {
+		t.Errorf("tree by comm: root %d, %d samples; want 200, %d", m2.t.treeRoot, len(pars2), len(want))
 	}
 }
 

@@ -109,8 +109,8 @@ type config struct {
 // task perf no longer names).
 type releaseFunc func(s sample, parallelism float64, g *group)
 
-// Stats counts what the tracker saw.
-type Stats struct {
+// stats counts what the tracker saw (for Model's warnings).
+type stats struct {
 	Switches     int // SWITCH and SWITCH_CPU_WIDE records
 	CPUWide      int // SWITCH_CPU_WIDE records
 	TaskEvents   int // FORK, EXIT, COMM records
@@ -153,7 +153,7 @@ type thread struct {
 	committed   bool   // records-only mode: +1 already added at segSeq
 	splitOff    bool   // the split has taken the open gap as silent
 	segBySample bool   // the open gap's sign is a sample (not an IN)
-	sampled     bool   // has samples (for Stats.UnknownPID)
+	sampled     bool   // has samples (for stats.UnknownPID)
 	// pidGuessed: its process was unknown when it was first seen (at
 	// firstAt), so it is its own for now.
 	pidGuessed bool
@@ -223,7 +223,7 @@ type tracker struct {
 	one     *group
 	cpuCur  map[int]*thread
 	now     int64
-	stats   Stats
+	stats   stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
 	esplit  int                // exp[esplit:]: gaps the split has not heard are silent
@@ -278,8 +278,9 @@ func newTracker(cfg config) *tracker {
 	return t
 }
 
-// Stats returns the counts so far.
-func (t *tracker) Stats() Stats {
+// counts returns the counts so far (Threads, UnknownPID and Groups as the
+// maps are now).
+func (t *tracker) counts() stats {
 	s := t.stats
 	s.Threads = len(t.threads)
 	for tid, th := range t.threads {

@@ -420,7 +420,7 @@ func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	if released != 2 {
 		t.Errorf("released %d samples after the gap and the hold, want 2", released)
 	}
-	if s := tr.Stats(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
-		t.Errorf("Stats = %+v, want 2 samples, 2 threads, 2 silent stops", s)
+	if s := tr.counts(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
+		t.Errorf("counts = %+v, want 2 samples, 2 threads, 2 silent stops", s)
 	}
 }
