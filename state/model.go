@@ -193,14 +193,7 @@ func (m *Model) Close() []Weighted {
 		for m.ring.len() > 0 {
 			m.t.add(m.ring.pop())
 		}
-		m.t.flush()
-		if m.t.cfg.KeepSplits || m.t.cfg.ReleaseOff != nil {
-			// The threads still waiting get their last shares.
-			m.splits = m.t.closeSplits()
-		}
-		if !m.t.cfg.KeepSplits {
-			m.splits = nil
-		}
+		m.splits = m.t.finish()
 	}
 	return m.Ready()
 }
@@ -233,7 +226,7 @@ func (m *Model) release(s sample, par float64, g *group) {
 	}
 	pid := s.PID
 	if pid < 0 {
-		if known, ok := m.t.pidOf[s.TID]; ok {
+		if known, ok := m.t.processOf(s.TID); ok {
 			pid = known
 		} else if s.TID == 0 {
 			pid = 0
@@ -249,7 +242,7 @@ func (m *Model) release(s sample, par float64, g *group) {
 	case Tree:
 		// The group that decided it: a thread is the tree's once its
 		// process is known to be in the tree (setTreeRoot moves it).
-		if g == nil || g != m.t.one {
+		if !m.t.ofTree(g) {
 			return // only takes CPUs
 		}
 		group = m.t.treeRoot
@@ -264,11 +257,8 @@ func (m *Model) release(s sample, par float64, g *group) {
 }
 
 func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {
-	if th.g == m.t.outside {
-		return
-	}
 	pid := th.pid
-	if known, ok := m.t.pidOf[th.tid]; ok {
+	if known, ok := m.t.processOf(th.tid); ok {
 		pid = known
 	}
 	m.ready = append(m.ready, Weighted{Time: since, PID: pid, TID: th.tid, CPU: -1,
@@ -402,7 +392,7 @@ func (m *Model) findRoot(e *Event) {
 	}
 	pid := e.PID
 	if pid <= 0 {
-		p, ok := m.t.pidOf[e.TID]
+		p, ok := m.t.processOf(e.TID)
 		if !ok {
 			return // wait for a record that names its process
 		}
@@ -417,18 +407,7 @@ func (m *Model) findRoot(e *Event) {
 // process pid was forked by ppid (tid < 0). The first fact about a tid or
 // a pid wins: later ones (a reused tid) are learnt in their place in the
 // trace.
-func (m *Model) Seed(pid, tid, ppid int) {
-	switch {
-	case tid > 0 && pid >= 0:
-		if _, ok := m.t.pidOf[tid]; !ok {
-			m.t.pidOf[tid] = pid
-		}
-	case tid < 0 && pid > 0 && ppid >= 0:
-		if _, ok := m.t.parent[pid]; !ok {
-			m.t.noteParent(pid, ppid)
-		}
-	}
-}
+func (m *Model) Seed(pid, tid, ppid int) { m.t.seed(pid, tid, ppid) }
 
 // Warnings says what the trace lacks for exact answers, one line each,
 // with what to record; call it after Close.

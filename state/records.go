@@ -221,6 +221,21 @@ func (t *tracker) flush() {
 	}
 }
 
+// finish ends the trace (flush) and then the groups' accounting, if
+// anyone wants it: the threads still waiting get their last shares. It
+// returns the splits with KeepSplits.
+func (t *tracker) finish() []Split {
+	t.flush()
+	if !t.cfg.KeepSplits && t.cfg.ReleaseOff == nil {
+		return nil
+	}
+	splits := t.closeSplits()
+	if !t.cfg.KeepSplits {
+		return nil
+	}
+	return splits
+}
+
 // add dispatches an event to its input.
 func (t *tracker) add(e *Event) {
 	if e.CPU >= 0 && e.Kind != KindLost {

@@ -392,6 +392,28 @@ func (t *tracker) learn(pid, tid int) {
 	}
 }
 
+// processOf returns the process learnt for tid, if any.
+func (t *tracker) processOf(tid int) (int, bool) {
+	pid, ok := t.pidOf[tid]
+	return pid, ok
+}
+
+// seed learns what a first pass over the trace found (Model.Seed): tid is
+// in pid (ppid < 0), or pid was forked by ppid (tid < 0), unless the tid
+// or pid is known already.
+func (t *tracker) seed(pid, tid, ppid int) {
+	switch {
+	case tid > 0 && pid >= 0:
+		if _, ok := t.pidOf[tid]; !ok {
+			t.pidOf[tid] = pid
+		}
+	case tid < 0 && pid > 0 && ppid >= 0:
+		if _, ok := t.parent[pid]; !ok {
+			t.noteParent(pid, ppid)
+		}
+	}
+}
+
 // move puts a thread whose process was learnt late (e.g. from a CPU-wide
 // switch record after its first record) into its process's group: its
 // running gap ends in the old group and goes on in the new one.
