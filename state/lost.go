@@ -13,6 +13,12 @@ package state
 // the end of a loss window). Samples of its group wait that much longer.
 const lossHold = 64_000_000 // 64 ms
 
+// sampleSpacing is a thread's last sample's time, and the mean spacing of
+// its samples within the silence limit: its share of time on CPU.
+type sampleSpacing struct {
+	sampleAt, spacing int64
+}
+
 // lossRun is how much of [from, now], a loss it ran through, th ran: a
 // thread whose samples came every s > P apart before the loss ran P/s of
 // the time (it blocked briefly between them), and so of the loss.

@@ -30,6 +30,18 @@ const (
 	offGone                   // exited, or moved to another group
 )
 
+// offThread is a thread's part of its group's accounting.
+type offThread struct {
+	on, inSet         bool    // on CPU; in the off set
+	exitAt            int64   // EXIT, then each record after it (exitTail)
+	offState          State   // in the set: Blocked or Runnable
+	joinCum           float64 // the group's cum when it joined the set
+	onSince, offSince int64
+	// Stacks for off-CPU time: the last sample's, the block stack of the
+	// coming or last switch-out, the switch record's, the one in use.
+	lastRef, blockRef, switchRef, offRef int
+}
+
 // offAcct is a group's accounting.
 type offAcct struct {
 	started     bool

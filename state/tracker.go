@@ -141,9 +141,28 @@ type stats struct {
 	Groups    int
 }
 
+// thread is a task the tracker follows: who it is and, in parts declared
+// beside the code that uses them, its running gap, its switch records,
+// its samples' spacing and its off-CPU accounting.
 type thread struct {
-	tid, pid    int
-	g           *group
+	tid, pid int
+	g        *group
+	sampled  bool // has samples (for stats.UnknownPID)
+	exited   bool // an EXIT said so (or its tid was reused)
+	// pidGuessed: its process was unknown when it was first seen (at
+	// firstAt), so it is its own for now.
+	pidGuessed bool
+	firstAt    int64
+
+	runGap        // running or not, and the gap to decide
+	switchSigns   // its switch records, for clock skew (skew.go)
+	sampleSpacing // its samples' spacing, for losses (lost.go)
+	offThread     // its off-CPU accounting (offcpu.go)
+}
+
+// runGap is a thread's running state: per its last record, and the
+// running gap since its last sign while it is undecided.
+type runGap struct {
 	running     bool // per the last record: on a CPU
 	cpu         int  // CPU it runs on, when known
 	segOpen     bool // an undecided running gap starts at segTime
@@ -153,28 +172,6 @@ type thread struct {
 	committed   bool   // records-only mode: +1 already added at segSeq
 	splitOff    bool   // the split has taken the open gap as silent
 	segBySample bool   // the open gap's sign is a sample (not an IN)
-	sampled     bool   // has samples (for stats.UnknownPID)
-	// pidGuessed: its process was unknown when it was first seen (at
-	// firstAt), so it is its own for now.
-	pidGuessed bool
-	firstAt    int64
-	// Clock skew between CPUs (skew.go): the last switch record was an
-	// IN, at inAt; an IN while already in, at doubleIn.
-	swIn           bool
-	inAt, doubleIn int64
-	// Its last sample's time, and the mean spacing of its samples within
-	// the silence limit (lost.go: its share of time on CPU).
-	sampleAt, spacing int64
-
-	// Off-CPU accounting (offcpu.go).
-	on, inSet, exited bool
-	exitAt            int64 // EXIT, then each record after it (exitTail)
-	offState          State
-	joinCum           float64
-	onSince, offSince int64
-	// Stacks for off-CPU time: the last sample's, the block stack of the
-	// coming or last switch-out, the switch record's, the one in use.
-	lastRef, blockRef, switchRef, offRef int
 }
 
 // openSeg is an entry of an open-gap list (group.open, tracker.exp): th's
@@ -451,8 +448,10 @@ func (t *tracker) thread(pid, tid int) *thread {
 			pid, guessed = tid, true // a tid with no known pid is its own process
 		}
 	}
-	th = &thread{tid: tid, pid: pid, cpu: -1, pidGuessed: guessed, firstAt: t.now,
-		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent, sampleAt: noTime}
+	th = &thread{tid: tid, pid: pid, pidGuessed: guessed, firstAt: t.now,
+		runGap:        runGap{cpu: -1},
+		sampleSpacing: sampleSpacing{sampleAt: noTime},
+		offThread:     offThread{lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}}
 	th.g = t.group(pid)
 	th.g.threads++
 	t.threads[tid] = th
