@@ -13,6 +13,16 @@ package state
 // the end of a loss window). Samples of its group wait that much longer.
 const lossHold = 64_000_000 // 64 ms
 
+// lossTrack is what the tracker follows of losses.
+type lossTrack struct {
+	lostAt  map[int]lossWindow // CPU (-1: not printed) -> its latest LOST record
+	cpuLast []int64            // CPU -> its latest record but a LOST
+	// ownSign: the sign being taken is the thread's own sample, or its
+	// OUT or EXIT on its CPU; signCPU: the CPU it was on before it.
+	ownSign bool
+	signCPU int
+}
+
 // sampleSpacing is a thread's last sample's time, and the mean spacing of
 // its samples within the silence limit: its share of time on CPU.
 type sampleSpacing struct {

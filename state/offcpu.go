@@ -30,6 +30,13 @@ const (
 	offGone                   // exited, or moved to another group
 )
 
+// splitTrack is the window the splits count (setSplitWindow) and the
+// splits of groups already forgotten (KeepSplits).
+type splitTrack struct {
+	splitLo, splitHi int64
+	splits           []Split
+}
+
 // offThread is a thread's part of its group's accounting.
 type offThread struct {
 	on, inSet         bool    // on CPU; in the off set

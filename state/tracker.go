@@ -217,30 +217,18 @@ type tracker struct {
 	threads map[int]*thread
 	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
 	groups  map[int]*group
-	one     *group
-	cpuCur  map[int]*thread
+	one     *group          // the only group in workload scope; the tree's in tree scope
+	cpuCur  map[int]*thread // CPU -> the thread last seen on it
 	now     int64
 	stats   stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
-	esplit  int                // exp[esplit:]: gaps the split has not heard are silent
-	dead    []deadThread       // exited threads, to forget later
-	lostAt  map[int]lossWindow // CPU (-1: not printed) -> its latest LOST record
-	cpuLast []int64            // CPU -> its latest record but a LOST (lost.go)
-	ownSign bool               // the sign being taken is the thread's own sample (lost.go)
-	signCPU int                // and the CPU its thread was on before it
+	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
+	dead    []deadThread // exited threads, to forget later
 
-	// splitLo, splitHi: the window the splits count (setSplitWindow).
-	splitLo, splitHi int64
-	splits           []Split // of groups already forgotten (KeepSplits)
-
-	// Tree scope: the root process, the parents FORK records named, and
-	// the group of the processes outside the tree.
-	treeRoot int
-	treeLate int // sampled threads that joined the tree when its root was found
-	parent   map[int]int
-	inTree   map[int]bool
-	outside  *group
+	lossTrack  // losses of records (lost.go)
+	splitTrack // the splits' window and the forgotten groups' (offcpu.go)
+	treeTrack  // the process tree (tree.go)
 }
 
 // newGroup returns an empty group with key.
@@ -261,16 +249,13 @@ func (t *tracker) setSplitWindow(lo, hi int64) {
 // newTracker returns a tracker set up by cfg (Release is required).
 func newTracker(cfg config) *tracker {
 	t := &tracker{
-		cfg:      cfg,
-		threads:  make(map[int]*thread),
-		pidOf:    make(map[int]int),
-		groups:   make(map[int]*group),
-		cpuCur:   make(map[int]*thread),
-		parent:   make(map[int]int),
-		inTree:   make(map[int]bool),
-		treeRoot: -1,
-		splitLo:  -1 << 62,
-		splitHi:  1 << 62,
+		cfg:        cfg,
+		threads:    make(map[int]*thread),
+		pidOf:      make(map[int]int),
+		groups:     make(map[int]*group),
+		cpuCur:     make(map[int]*thread),
+		splitTrack: splitTrack{splitLo: -1 << 62, splitHi: 1 << 62},
+		treeTrack:  treeTrack{treeRoot: -1, parent: make(map[int]int), inTree: make(map[int]bool)},
 	}
 	return t
 }

@@ -6,6 +6,17 @@ import "sort"
 // synthesized ones at time 0 included) and, in tree scope, which
 // processes descend from the root.
 
+// treeTrack is the parents FORK records named and, in tree scope, the
+// root process, the processes known to be in the tree, and the group of
+// those outside it.
+type treeTrack struct {
+	treeRoot int
+	treeLate int // sampled threads that joined the tree when its root was found
+	parent   map[int]int
+	inTree   map[int]bool
+	outside  *group
+}
+
 // noteParent records that process pid was forked by ppid.
 func (t *tracker) noteParent(pid, ppid int) {
 	if pid <= 0 || ppid < 0 || pid == ppid {
