@@ -20,33 +20,48 @@ import (
 // the span, and the warnings about what the trace lacks.
 type Model struct {
 	t      *tracker
-	scope  Scope // decided scope (Auto until decided)
 	ready  []Weighted
+	trans  []Transition
+	splits []Split
 	closed bool
 
-	// The look-ahead window: events wait in it while ahead is set.
-	ahead        bool
+	scope        Scope // decided scope (Auto until decided)
 	scopePending bool
 	sawCPU       bool
-	ring         ring
+	window
 
 	gapSet      bool
 	noGapReason string
 
-	first, last int64
-	haveTime    bool
+	span
+	splitWindow func(first int64) (lo, hi int64)
 
 	profiled  int  // samples of the profiled event
 	clock     bool // the profiled event is a clock
 	clockSeen bool
 
-	splitWindow func(first int64) (lo, hi int64)
-	lookahead   int64
-	trans       []Transition
-	treeComm    []byte // tree scope: the root's command, until found
-	treeName    string // tree scope: the root as the user named it
-	treeIn      int    // tree scope: samples released in the tree
-	splits      []Split
+	treeRequest
+}
+
+// window is the look-ahead: events wait in ring while ahead is set, for
+// lookahead ns of trace time.
+type window struct {
+	ahead     bool
+	lookahead int64
+	ring      ring
+}
+
+// span is the trace's first and last timestamps, once it has one.
+type span struct {
+	first, last int64
+	haveTime    bool
+}
+
+// treeRequest is the tree scope as the user asked for it.
+type treeRequest struct {
+	treeComm []byte // the root's command, until found
+	treeName string // the root as the user named it
+	treeIn   int    // samples released in the tree
 }
 
 // Options set up a Model.
