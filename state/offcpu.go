@@ -378,3 +378,11 @@ func (t *tracker) closeSplits() []Split {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
 }
+
+// setSplitWindow makes the splits count only [lo, hi] of the trace.
+func (t *tracker) setSplitWindow(lo, hi int64) {
+	t.splitLo, t.splitHi = lo, hi
+	for _, g := range t.allGroups() {
+		g.off.lo, g.off.hi = lo, hi
+	}
+}
