@@ -59,6 +59,16 @@ func (t *tracker) lostTime(th *thread, from, now int64) {
 	g.seq++
 }
 
+// lossSums are a group's samples released so far and the sum of their
+// 1/parallelism, and these sums where a loss's window began.
+type lossSums struct {
+	relN       int64
+	relInv     float64
+	lossMark   map[uint64]relSums // seq where a loss began -> sums there
+	pseudoMark map[uint64]uint64  // a loss's pseudo-sample's seq -> where it began
+	marks      []uint64           // lossMark's seqs not released yet, in order
+}
+
 // relSums are a group's released samples and their sum of 1/parallelism
 // (where a loss began), and how many pseudo-samples will ask for them.
 type relSums struct {

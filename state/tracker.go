@@ -96,6 +96,9 @@ type thread struct {
 	offThread     // its off-CPU accounting (offcpu.go)
 }
 
+// group is a scope group: its samples waiting in input order (the queue
+// and its difference array, gap.go), its threads' open gaps, and its
+// off-CPU split.
 type group struct {
 	key     int
 	threads int    // live thread structs in the group
@@ -108,13 +111,8 @@ type group struct {
 	open    []openSeg
 	ohead   int
 	off     offAcct
-	// The samples released so far and the sum of their 1/parallelism,
-	// and these sums where a loss's window began (lost.go).
-	relN       int64
-	relInv     float64
-	lossMark   map[uint64]relSums // seq where a loss began -> sums there
-	pseudoMark map[uint64]uint64  // a loss's pseudo-sample's seq -> where it began
-	marks      []uint64           // lossMark's seqs not released yet, in order
+
+	lossSums // the released samples' sums, for losses (lost.go)
 }
 
 // tracker is the state machine. It is not safe for concurrent use.
