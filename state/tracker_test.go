@@ -91,169 +91,169 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 	return got
 }
 
+// scenarioGap is the silence limit of most trackerScenarios.
+const scenarioGap = 10 * ms
+
+// trackerScenarios are small traces with the parallelism each sample
+// must get, worked out by hand.
+var trackerScenarios = []struct {
+	name string
+	cfg  config
+	ops  []op
+	want map[int]int // ref -> parallelism
+}{
+	{
+		name: "one thread alone",
+		cfg:  config{Gap: scenarioGap},
+		ops:  []op{smp(1*ms, 100, 101, 1), smp(2*ms, 100, 101, 2), smp(3*ms, 100, 101, 3)},
+		want: map[int]int{1: 1, 2: 1, 3: 1},
+	},
+	{
+		// 101 runs from 1 ms, 102 from 1.5 ms; 101's last sign is 3 ms.
+		name: "two threads running together",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smp(1000_000, 100, 101, 1), smp(1500_000, 100, 102, 2),
+			smp(2000_000, 100, 101, 3), smp(2500_000, 100, 102, 4),
+			smp(3000_000, 100, 101, 5), smp(3500_000, 100, 102, 6),
+		},
+		want: map[int]int{1: 1, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1},
+	},
+	{
+		name: "a thread switched OUT no longer counts",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smp(500_000, 100, 102, 1),
+			smp(1000_000, 100, 101, 2),
+			out(1200_000, 100, 101),
+			smp(1500_000, 100, 102, 3), smp(2500_000, 100, 102, 4),
+		},
+		want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
+	},
+	{
+		// The tracker has no preempt flag: the caller passes OUT preempt
+		// as out=true, and the thread is off the CPU until its IN.
+		name: "OUT preempt counts as not running until IN",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smp(500_000, 100, 102, 1),
+			smp(1000_000, 100, 101, 2),
+			out(1200_000, 100, 101),
+			smp(1500_000, 100, 102, 3),
+			in(1800_000, 100, 101),
+			smp(2000_000, 100, 102, 4),
+			smp(2300_000, 100, 101, 5),
+			smp(2600_000, 100, 102, 6),
+		},
+		want: map[int]int{1: 1, 2: 2, 3: 1, 4: 2, 5: 2, 6: 1},
+	},
+	{
+		name: "EXIT ends a thread",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smp(500_000, 100, 102, 1),
+			smp(1000_000, 100, 101, 2),
+			exit(1100_000, 100, 101),
+			smp(1500_000, 100, 102, 3), smp(2000_000, 100, 102, 4),
+		},
+		want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
+	},
+	{
+		// 101's last record is a SWITCH IN at 1 ms; the gap (5 ms)
+		// expires at 6 ms. It is taken as stopped at 1 ms, so 102's
+		// samples before and after 6 ms all get 1.
+		name: "silent after SWITCH IN longer than the gap: stopped at that record",
+		cfg:  config{Gap: 5 * ms},
+		ops: []op{
+			smp(500_000, 100, 101, 1),
+			in(1*ms, 100, 101),
+			smp(2*ms, 100, 102, 2), smp(3*ms, 100, 102, 3), smp(4*ms, 100, 102, 4),
+			smp(5*ms, 100, 102, 5), smp(6*ms, 100, 102, 6), smp(7*ms, 100, 102, 7),
+			smp(8*ms, 100, 102, 8), smp(12*ms, 100, 102, 9),
+		},
+		want: map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 1},
+	},
+	{
+		// Same, but 101 shows up again at 4 ms: the 3 ms silence is
+		// shorter than the gap, so it ran throughout.
+		name: "silence shorter than the gap: running throughout",
+		cfg:  config{Gap: 5 * ms},
+		ops: []op{
+			in(1*ms, 100, 101),
+			smp(2*ms, 100, 102, 1), smp(3*ms, 100, 102, 2),
+			smp(4*ms, 100, 101, 3),
+			smp(4500_000, 100, 102, 4),
+		},
+		// At 4.5 ms 101's last sign (4 ms) has nothing after it: the
+		// trace ends, so it is taken as stopped there.
+		want: map[int]int{1: 2, 2: 2, 3: 2, 4: 1},
+	},
+	{
+		// A thread that comes back after a long silence ran neither
+		// during it: the samples in between get 1.
+		name: "silence longer than the gap ended by the thread's own sample",
+		cfg:  config{Gap: 5 * ms},
+		ops: []op{
+			smp(1*ms, 100, 101, 1),
+			smp(2*ms, 100, 102, 2), smp(4*ms, 100, 102, 3),
+			smp(7*ms, 100, 101, 4),
+			smp(7500_000, 100, 102, 5),
+		},
+		// 102's 4 ms to 7.5 ms silence is 3.5 ms < 5 ms: running at 7 ms.
+		// At 7.5 ms 101 has no sign after 7 ms: stopped.
+		want: map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 5: 1},
+	},
+	{
+		name: "records only (Gap 0): a silent running thread keeps counting",
+		cfg:  config{Gap: 0},
+		ops: []op{
+			in(1*ms, 100, 101),
+			smp(100*ms, 100, 102, 1), smp(200*ms, 100, 102, 2),
+			out(300*ms, 100, 101),
+			smp(400*ms, 100, 102, 3),
+		},
+		want: map[int]int{1: 2, 2: 2, 3: 1},
+	},
+	{
+		name: "records only (Gap 0): sampled threads run until OUT/EXIT",
+		cfg:  config{Gap: 0},
+		ops: []op{
+			smp(1*ms, 100, 101, 1), smp(2*ms, 100, 102, 2), smp(900*ms, 100, 101, 3),
+			exit(950*ms, 100, 102),
+			smp(999*ms, 100, 101, 4),
+		},
+		want: map[int]int{1: 1, 2: 2, 3: 2, 4: 1},
+	},
+	{
+		name: "idle samples (tid 0) get 0 and do not count for others",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smpCPU(1*ms, 100, 101, 0, 1),
+			smpCPU(1500_000, 0, 0, 1, 2),
+			smpCPU(2*ms, 100, 101, 0, 3),
+			smpCPU(2500_000, -1, 0, 1, 4),
+		},
+		want: map[int]int{1: 1, 2: 0, 3: 1, 4: 0},
+	},
+	{
+		// 101 on CPU 0 lost its SWITCH OUT: 102 on CPU 0 takes it over.
+		name: "another thread on the same CPU ends the previous one",
+		cfg:  config{Gap: scenarioGap},
+		ops: []op{
+			smpCPU(1*ms, 100, 101, 0, 1),
+			smpCPU(1500_000, 100, 102, 0, 2),
+			smpCPU(1700_000, 100, 103, 1, 3),
+			smpCPU(2500_000, 100, 102, 0, 4),
+			smpCPU(3*ms, 100, 103, 1, 5),
+		},
+		want: map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1},
+	},
+}
+
 func TestTrackerScenarios(t *testing.T) {
-	gap := 10 * ms
-	tests := []struct {
-		name string
-		cfg  config
-		ops  []op
-		want map[int]int // ref -> parallelism
-	}{
-		{
-			name: "one thread alone",
-			cfg:  config{Gap: gap},
-			ops:  []op{smp(1*ms, 100, 101, 1), smp(2*ms, 100, 101, 2), smp(3*ms, 100, 101, 3)},
-			want: map[int]int{1: 1, 2: 1, 3: 1},
-		},
-		{
-			// 101 runs from 1 ms, 102 from 1.5 ms; 101's last sign is 3 ms.
-			name: "two threads running together",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smp(1000_000, 100, 101, 1), smp(1500_000, 100, 102, 2),
-				smp(2000_000, 100, 101, 3), smp(2500_000, 100, 102, 4),
-				smp(3000_000, 100, 101, 5), smp(3500_000, 100, 102, 6),
-			},
-			want: map[int]int{1: 1, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1},
-		},
-		{
-			name: "a thread switched OUT no longer counts",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smp(500_000, 100, 102, 1),
-				smp(1000_000, 100, 101, 2),
-				out(1200_000, 100, 101),
-				smp(1500_000, 100, 102, 3), smp(2500_000, 100, 102, 4),
-			},
-			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
-		},
-		{
-			// The tracker has no preempt flag: the caller passes OUT preempt
-			// as out=true, and the thread is off the CPU until its IN.
-			name: "OUT preempt counts as not running until IN",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smp(500_000, 100, 102, 1),
-				smp(1000_000, 100, 101, 2),
-				out(1200_000, 100, 101),
-				smp(1500_000, 100, 102, 3),
-				in(1800_000, 100, 101),
-				smp(2000_000, 100, 102, 4),
-				smp(2300_000, 100, 101, 5),
-				smp(2600_000, 100, 102, 6),
-			},
-			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 2, 5: 2, 6: 1},
-		},
-		{
-			name: "EXIT ends a thread",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smp(500_000, 100, 102, 1),
-				smp(1000_000, 100, 101, 2),
-				exit(1100_000, 100, 101),
-				smp(1500_000, 100, 102, 3), smp(2000_000, 100, 102, 4),
-			},
-			want: map[int]int{1: 1, 2: 2, 3: 1, 4: 1},
-		},
-		{
-			// 101's last record is a SWITCH IN at 1 ms; the gap (5 ms)
-			// expires at 6 ms. It is taken as stopped at 1 ms, so 102's
-			// samples before and after 6 ms all get 1.
-			name: "silent after SWITCH IN longer than the gap: stopped at that record",
-			cfg:  config{Gap: 5 * ms},
-			ops: []op{
-				smp(500_000, 100, 101, 1),
-				in(1*ms, 100, 101),
-				smp(2*ms, 100, 102, 2), smp(3*ms, 100, 102, 3), smp(4*ms, 100, 102, 4),
-				smp(5*ms, 100, 102, 5), smp(6*ms, 100, 102, 6), smp(7*ms, 100, 102, 7),
-				smp(8*ms, 100, 102, 8), smp(12*ms, 100, 102, 9),
-			},
-			want: map[int]int{1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 1},
-		},
-		{
-			// Same, but 101 shows up again at 4 ms: the 3 ms silence is
-			// shorter than the gap, so it ran throughout.
-			name: "silence shorter than the gap: running throughout",
-			cfg:  config{Gap: 5 * ms},
-			ops: []op{
-				in(1*ms, 100, 101),
-				smp(2*ms, 100, 102, 1), smp(3*ms, 100, 102, 2),
-				smp(4*ms, 100, 101, 3),
-				smp(4500_000, 100, 102, 4),
-			},
-			// At 4.5 ms 101's last sign (4 ms) has nothing after it: the
-			// trace ends, so it is taken as stopped there.
-			want: map[int]int{1: 2, 2: 2, 3: 2, 4: 1},
-		},
-		{
-			// A thread that comes back after a long silence ran neither
-			// during it: the samples in between get 1.
-			name: "silence longer than the gap ended by the thread's own sample",
-			cfg:  config{Gap: 5 * ms},
-			ops: []op{
-				smp(1*ms, 100, 101, 1),
-				smp(2*ms, 100, 102, 2), smp(4*ms, 100, 102, 3),
-				smp(7*ms, 100, 101, 4),
-				smp(7500_000, 100, 102, 5),
-			},
-			// 102's 4 ms to 7.5 ms silence is 3.5 ms < 5 ms: running at 7 ms.
-			// At 7.5 ms 101 has no sign after 7 ms: stopped.
-			want: map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 5: 1},
-		},
-		{
-			name: "records only (Gap 0): a silent running thread keeps counting",
-			cfg:  config{Gap: 0},
-			ops: []op{
-				in(1*ms, 100, 101),
-				smp(100*ms, 100, 102, 1), smp(200*ms, 100, 102, 2),
-				out(300*ms, 100, 101),
-				smp(400*ms, 100, 102, 3),
-			},
-			want: map[int]int{1: 2, 2: 2, 3: 1},
-		},
-		{
-			name: "records only (Gap 0): sampled threads run until OUT/EXIT",
-			cfg:  config{Gap: 0},
-			ops: []op{
-				smp(1*ms, 100, 101, 1), smp(2*ms, 100, 102, 2), smp(900*ms, 100, 101, 3),
-				exit(950*ms, 100, 102),
-				smp(999*ms, 100, 101, 4),
-			},
-			want: map[int]int{1: 1, 2: 2, 3: 2, 4: 1},
-		},
-		{
-			name: "idle samples (tid 0) get 0 and do not count for others",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smpCPU(1*ms, 100, 101, 0, 1),
-				smpCPU(1500_000, 0, 0, 1, 2),
-				smpCPU(2*ms, 100, 101, 0, 3),
-				smpCPU(2500_000, -1, 0, 1, 4),
-			},
-			want: map[int]int{1: 1, 2: 0, 3: 1, 4: 0},
-		},
-		{
-			// 101 on CPU 0 lost its SWITCH OUT: 102 on CPU 0 takes it over.
-			name: "another thread on the same CPU ends the previous one",
-			cfg:  config{Gap: gap},
-			ops: []op{
-				smpCPU(1*ms, 100, 101, 0, 1),
-				smpCPU(1500_000, 100, 102, 0, 2),
-				smpCPU(1700_000, 100, 103, 1, 3),
-				smpCPU(2500_000, 100, 102, 0, 4),
-				smpCPU(3*ms, 100, 103, 1, 5),
-			},
-			want: map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 1},
-		},
-	}
-	for _, tc := range tests {
+	for _, tc := range trackerScenarios {
 		t.Run(tc.name, func(t *testing.T) {
-			got := run(t, tc.cfg, tc.ops)
-			for ref, w := range tc.want {
-				if got[ref] != w {
-					t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-				}
-			}
+			wantParallelism(t, run(t, tc.cfg, tc.ops), tc.want)
 		})
 	}
 }
@@ -308,12 +308,7 @@ func TestTrackerProcessScope(t *testing.T) {
 			want  map[int]int
 		}{{Process, process}, {Workload, workload}} {
 			t.Run(name+"/"+sc.scope.String(), func(t *testing.T) {
-				got := run(t, config{Scope: sc.scope, Gap: 10 * ms}, ops)
-				for ref, w := range sc.want {
-					if got[ref] != w {
-						t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-					}
-				}
+				wantParallelism(t, run(t, config{Scope: sc.scope, Gap: 10 * ms}, ops), sc.want)
 			})
 		}
 	}
@@ -331,12 +326,7 @@ func TestTrackerProcessLearntLate(t *testing.T) {
 		smp(3000_000, -1, 101, 5), smp(3200_000, -1, 102, 6),
 	}
 	want := map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 1}
-	got := run(t, config{Scope: Process, Gap: 10 * ms}, ops)
-	for ref, w := range want {
-		if got[ref] != w {
-			t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-		}
-	}
+	wantParallelism(t, run(t, config{Scope: Process, Gap: 10 * ms}, ops), want)
 }
 
 // TestTrackerReleaseOnce feeds long random event sequences and checks that
