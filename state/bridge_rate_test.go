@@ -42,7 +42,7 @@ func TestSplitBridgedLossIsNotBlocked(t *testing.T) {
 	if m.t.stats.Bridged != 2 || lostNs == 0 {
 		t.Fatalf("bridged %d, lost %d ns: the scenario should bridge both threads", m.t.stats.Bridged, lostNs)
 	}
-	sp := m.Splits()
+	sp := m.Result().Splits
 	if len(sp) != 1 || sp[0].Blocked != 0 || blockedNs != 0 {
 		t.Errorf("bridged loss: split %+v, off-CPU shares %d ns; want Blocked 0 and no share (the threads ran through the loss, counted as [lost] %d ns)", sp, blockedNs, lostNs)
 	}
@@ -57,11 +57,11 @@ func TestSplitBridgedLossIsNotBlocked(t *testing.T) {
 func TestRateThenSwitchesExact(t *testing.T) {
 	gap := 3 * ms
 	var pars []float64
-	tr := newTracker(config{Gap: gap, Rate: true}, func(s sample, par float64, _ *group) {
+	tr := newTracker(config{Gap: gap, Rate: true, Release: func(s sample, par float64, _ *group) {
 		if s.Ref >= 1000 {
 			pars = append(pars, par)
 		}
-	})
+	}})
 	add := func(o op) { tr.add(&o.Event) }
 	// Rate mode: two threads sampled at irregular gaps.
 	at := int64(0)

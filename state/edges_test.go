@@ -191,7 +191,7 @@ func TestTrackerTidMinusOneSample(t *testing.T) {
 // queue is empty and that has no live thread.
 func TestTrackerMemoryExitedThreads(t *testing.T) {
 	for _, sc := range []Scope{Workload, Process} {
-		tr := newTracker(config{Scope: sc, Gap: 3 * ms}, func(sample, float64, *group) {})
+		tr := newTracker(config{Scope: sc, Gap: 3 * ms, Release: func(sample, float64, *group) {}})
 		feed := func(from, n int) {
 			for i := from; i < from+n; i++ {
 				now := int64(i) * ms

@@ -1,5 +1,7 @@
 package state
 
+import "fmt"
+
 // EventKind says what an Event is.
 type EventKind uint8
 
@@ -160,4 +162,40 @@ type Transition struct {
 	// said which; OnCPU when it is gone or fell silent.
 	State State
 	Ref   int // the thread's last sample's stack (OtherEvent: none yet)
+}
+
+// Scope says which threads count towards a sample's parallelism.
+type Scope uint8
+
+const (
+	// Auto decides from the records: workload for per-task traces,
+	// process for system-wide ones (see Model.decide).
+	Auto Scope = iota
+	// Workload counts every traced thread (perf record -- make).
+	Workload
+	// Process counts the threads of the sample's own process.
+	Process
+	// Tree counts the threads of one process and all its descendants
+	// (Options.TreePID or TreeComm); other processes only take CPUs.
+	Tree
+)
+
+var scopeNames = [...]string{"auto", "workload", "process", "tree"}
+
+func (s Scope) String() string {
+	if int(s) < len(scopeNames) {
+		return scopeNames[s]
+	}
+	return "unknown"
+}
+
+// UnmarshalText decodes "auto", "workload" or "process" (for flags).
+func (s *Scope) UnmarshalText(b []byte) error {
+	for i, n := range scopeNames[:Tree] { // a tree needs its root
+		if string(b) == n {
+			*s = Scope(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("scope %q: want auto, workload or process", b)
 }

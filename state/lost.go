@@ -13,6 +13,22 @@ package state
 // the end of a loss window). Samples of its group wait that much longer.
 const lossHold = 64_000_000 // 64 ms
 
+// lossTrack is what the tracker follows of losses.
+type lossTrack struct {
+	lostAt  map[int]lossWindow // CPU (-1: not printed) -> its latest LOST record
+	cpuLast []int64            // CPU -> its latest record but a LOST
+	// ownSign: the sign being taken is the thread's own sample, or its
+	// OUT or EXIT on its CPU; signCPU: the CPU it was on before it.
+	ownSign bool
+	signCPU int
+}
+
+// sampleSpacing is a thread's last sample's time, and the mean spacing of
+// its samples within the silence limit: its share of time on CPU.
+type sampleSpacing struct {
+	sampleAt, spacing int64
+}
+
 // lossRun is how much of [from, now], a loss it ran through, th ran: a
 // thread whose samples came every s > P apart before the loss ran P/s of
 // the time (it blocked briefly between them), and so of the loss.
@@ -41,6 +57,16 @@ func (t *tracker) lostTime(th *thread, from, now int64) {
 		Period: uint64(missing), Ref: th.lastRef, Lost: true}, diff: g.tail})
 	g.tail = 0
 	g.seq++
+}
+
+// lossSums are a group's samples released so far and the sum of their
+// 1/parallelism, and these sums where a loss's window began.
+type lossSums struct {
+	relN       int64
+	relInv     float64
+	lossMark   map[uint64]relSums // seq where a loss began -> sums there
+	pseudoMark map[uint64]uint64  // a loss's pseudo-sample's seq -> where it began
+	marks      []uint64           // lossMark's seqs not released yet, in order
 }
 
 // relSums are a group's released samples and their sum of 1/parallelism

@@ -81,11 +81,11 @@ func TestTrackerBridgesLostWindow(t *testing.T) {
 // released once, as a Lost pseudo-sample at its last sample's stack.
 func TestTrackerLostTime(t *testing.T) {
 	var lost []sample
-	tr := newTracker(config{Gap: 10 * ms}, func(s sample, _ float64, _ *group) {
+	tr := newTracker(config{Gap: 10 * ms, Release: func(s sample, _ float64, _ *group) {
 		if s.Lost {
 			lost = append(lost, s)
 		}
-	})
+	}})
 	for _, o := range []op{
 		wide(1*ms, 100, 101, 0, false, 0, 0),
 		smpCPU(9*ms, 100, 101, 0, 7),
@@ -194,11 +194,11 @@ func TestTrackerLossEvidence(t *testing.T) {
 // it through the loss and left just before 101's first sample after it.
 func TestTrackerLostTimeParallelism(t *testing.T) {
 	var lostPar []float64
-	tr := newTracker(config{Gap: 3 * ms}, func(s sample, par float64, _ *group) {
+	tr := newTracker(config{Gap: 3 * ms, Release: func(s sample, par float64, _ *group) {
 		if s.Lost {
 			lostPar = append(lostPar, par)
 		}
-	})
+	}})
 	ops := []op{wide(1*ms, 100, 101, 0, false, 0, 0), wide(1*ms, 100, 102, 1, false, 0, 0), smpCPU(9*ms, 100, 101, 0, 1)}
 	for at := 10 * ms; at < 29*ms; at += ms {
 		ops = append(ops, smpCPU(at, 100, 102, 1, 2))
@@ -220,11 +220,11 @@ func TestTrackerLostTimeParallelism(t *testing.T) {
 // it, not all of it.
 func TestTrackerLostTimeDuty(t *testing.T) {
 	var lost []sample
-	tr := newTracker(config{Gap: 3 * ms}, func(s sample, _ float64, _ *group) {
+	tr := newTracker(config{Gap: 3 * ms, Release: func(s sample, _ float64, _ *group) {
 		if s.Lost {
 			lost = append(lost, s)
 		}
-	})
+	}})
 	ops := []op{wide(0, 100, 101, 0, false, 0, 0)}
 	for i := int64(1); i <= 8; i++ {
 		ops = append(ops, smpCPU(i*5*ms/4, 100, 101, 0, int(i))) // up to 10 ms
@@ -243,7 +243,7 @@ func TestTrackerLostTimeDuty(t *testing.T) {
 // A corrupt CPU column (perf prints up to 18 digits) must not size a
 // table: the run goes on with that record's CPU unknown for losses.
 func TestTrackerHugeCPU(t *testing.T) {
-	tr := newTracker(config{Gap: 3 * ms}, func(sample, float64, *group) {})
+	tr := newTracker(config{Gap: 3 * ms, Release: func(sample, float64, *group) {}})
 	for _, o := range []op{smpCPU(1*ms, 100, 101, 0, 1), smpCPU(2*ms, 100, 101, 999_999_999, 2), smpCPU(3*ms, 100, 101, 1<<40, 3)} {
 		tr.add(&o.Event)
 	}

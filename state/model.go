@@ -20,33 +20,48 @@ import (
 // the span, and the warnings about what the trace lacks.
 type Model struct {
 	t      *tracker
-	scope  Scope // decided scope (Auto until decided)
 	ready  []Weighted
+	trans  []Transition
+	splits []Split
 	closed bool
 
-	// The look-ahead window: events wait in it while ahead is set.
-	ahead        bool
+	scope        Scope // decided scope (Auto until decided)
 	scopePending bool
 	sawCPU       bool
-	ring         ring
+	window
 
 	gapSet      bool
 	noGapReason string
 
-	first, last int64
-	haveTime    bool
+	span
+	splitWindow func(first int64) (lo, hi int64)
 
 	profiled  int  // samples of the profiled event
 	clock     bool // the profiled event is a clock
 	clockSeen bool
 
-	splitWindow func(first int64) (lo, hi int64)
-	lookahead   int64
-	trans       []Transition
-	treeComm    []byte // tree scope: the root's command, until found
-	treeName    string // tree scope: the root as the user named it
-	treeIn      int    // tree scope: samples released in the tree
-	splits      []Split
+	treeRequest
+}
+
+// window is the look-ahead: events wait in ring while ahead is set, for
+// lookahead ns of trace time.
+type window struct {
+	ahead     bool
+	lookahead int64
+	ring      ring
+}
+
+// span is the trace's first and last timestamps, once it has one.
+type span struct {
+	first, last int64
+	haveTime    bool
+}
+
+// treeRequest is the tree scope as the user asked for it.
+type treeRequest struct {
+	treeComm []byte // the root's command, until found
+	treeName string // the root as the user named it
+	treeIn   int    // samples released in the tree
 }
 
 // Options set up a Model.
@@ -112,16 +127,16 @@ func NewModel(o Options) *Model {
 		s = Workload
 	}
 	m.ahead = m.ahead || scope == Process || scope == Tree
-	m.t = newTracker(config{Scope: s, Gap: -1, Rate: true}, m.release)
+	cfg := config{Scope: s, Gap: -1, Rate: true, Release: m.release, KeepSplits: o.Splits}
 	if o.OffCPU {
-		m.t.releaseOff = m.releaseOff
+		cfg.ReleaseOff = m.releaseOff
 	}
-	m.t.keepSplits = o.Splits
+	if o.Timeline {
+		cfg.OnTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
+	}
+	m.t = newTracker(cfg)
 	m.splitWindow = o.SplitWindow
 	m.lookahead = o.Lookahead
-	if o.Timeline {
-		m.t.onTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
-	}
 	if m.lookahead <= 0 {
 		m.lookahead = lookaheadNs
 	}
@@ -193,30 +208,11 @@ func (m *Model) Close() []Weighted {
 		for m.ring.len() > 0 {
 			m.t.add(m.ring.pop())
 		}
-		m.t.flush()
-		if m.t.keepSplits || m.t.releaseOff != nil {
-			// The threads still waiting get their last shares.
-			m.splits = m.t.closeSplits()
-		}
-		if !m.t.keepSplits {
-			m.splits = nil
-		}
+		m.splits = m.t.finish()
 	}
 	return m.Ready()
 }
 
-// Splits returns how each group's span divided (on CPU, runnable,
-// blocked), in group order (a key may come more than once: a pid
-// reused); call it after Close, with Options.Splits. In tree scope, only
-// the tree's.
-func (m *Model) Splits() []Split { return m.splits }
-
-// Parent returns the process that forked process pid, when a FORK record
-// said.
-func (m *Model) Parent(pid int) (int, bool) { return m.t.parentOf(pid) }
-
-// TreeRoot returns the root process in tree scope (-1 until known).
-func (m *Model) TreeRoot() int { return m.t.treeRoot }
 
 // Scope returns the scope in force (Workload before any record).
 func (m *Model) Scope() Scope {
@@ -230,16 +226,13 @@ func (m *Model) Scope() Scope {
 // time 0, perf's synthesized ones, aside).
 func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.haveTime }
 
-// Stats returns what the tracker counted so far.
-func (m *Model) Stats() Stats { return m.t.Stats() }
-
 func (m *Model) release(s sample, par float64, g *group) {
 	if s.Ref < 0 {
 		return // a sign of life only
 	}
 	pid := s.PID
 	if pid < 0 {
-		if known, ok := m.t.pidOf[s.TID]; ok {
+		if known, ok := m.t.processOf(s.TID); ok {
 			pid = known
 		} else if s.TID == 0 {
 			pid = 0
@@ -255,7 +248,7 @@ func (m *Model) release(s sample, par float64, g *group) {
 	case Tree:
 		// The group that decided it: a thread is the tree's once its
 		// process is known to be in the tree (setTreeRoot moves it).
-		if g == nil || g != m.t.one {
+		if !m.t.ofTree(g) {
 			return // only takes CPUs
 		}
 		group = m.t.treeRoot
@@ -270,11 +263,8 @@ func (m *Model) release(s sample, par float64, g *group) {
 }
 
 func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {
-	if th.g == m.t.outside {
-		return
-	}
 	pid := th.pid
-	if known, ok := m.t.pidOf[th.tid]; ok {
+	if known, ok := m.t.processOf(th.tid); ok {
 		pid = known
 	}
 	m.ready = append(m.ready, Weighted{Time: since, PID: pid, TID: th.tid, CPU: -1,
@@ -408,7 +398,7 @@ func (m *Model) findRoot(e *Event) {
 	}
 	pid := e.PID
 	if pid <= 0 {
-		p, ok := m.t.pidOf[e.TID]
+		p, ok := m.t.processOf(e.TID)
 		if !ok {
 			return // wait for a record that names its process
 		}
@@ -423,24 +413,13 @@ func (m *Model) findRoot(e *Event) {
 // process pid was forked by ppid (tid < 0). The first fact about a tid or
 // a pid wins: later ones (a reused tid) are learnt in their place in the
 // trace.
-func (m *Model) Seed(pid, tid, ppid int) {
-	switch {
-	case tid > 0 && pid >= 0:
-		if _, ok := m.t.pidOf[tid]; !ok {
-			m.t.pidOf[tid] = pid
-		}
-	case tid < 0 && pid > 0 && ppid >= 0:
-		if _, ok := m.t.parent[pid]; !ok {
-			m.t.noteParent(pid, ppid)
-		}
-	}
-}
+func (m *Model) Seed(pid, tid, ppid int) { m.t.seed(pid, tid, ppid) }
 
 // Warnings says what the trace lacks for exact answers, one line each,
 // with what to record; call it after Close.
 func (m *Model) Warnings() []string {
 	var ws []string
-	st := m.t.Stats()
+	st := m.t.counts()
 	if m.profiled > 0 && st.Switches == 0 {
 		ws = append(ws, "no PERF_RECORD_SWITCH records: parallelism is only estimated from sample density; record with `perf record --switch-events` and convert with `perf script --show-switch-events`")
 	} else if m.profiled > 0 && st.TaskEvents == 0 && m.clock {

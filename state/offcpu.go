@@ -30,6 +30,25 @@ const (
 	offGone                   // exited, or moved to another group
 )
 
+// splitTrack is the window the splits count (setSplitWindow) and the
+// splits of groups already forgotten (KeepSplits).
+type splitTrack struct {
+	splitLo, splitHi int64
+	splits           []Split
+}
+
+// offThread is a thread's part of its group's accounting.
+type offThread struct {
+	on, inSet         bool    // on CPU; in the off set
+	exitAt            int64   // EXIT, then each record after it (exitTail)
+	offState          State   // in the set: Blocked or Runnable
+	joinCum           float64 // the group's cum when it joined the set
+	onSince, offSince int64
+	// Stacks for off-CPU time: the last sample's, the block stack of the
+	// coming or last switch-out, the switch record's, the one in use.
+	lastRef, blockRef, switchRef, offRef int
+}
+
 // offAcct is a group's accounting.
 type offAcct struct {
 	started     bool
@@ -141,8 +160,8 @@ func (t *tracker) runOn(th *thread, at int64) {
 // off its CPU at at; off: Blocked or Runnable when a record said which,
 // else OnCPU (gone, or silent).
 func (t *tracker) transition(th *thread, at int64, on bool, s State) {
-	if t.onTransition != nil && th.g != t.outside {
-		t.onTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
+	if t.cfg.OnTransition != nil && th.g != t.outside {
+		t.cfg.OnTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
 	}
 }
 
@@ -299,10 +318,10 @@ func (t *tracker) blockStack(th *thread, ref int) {
 }
 
 // charge gives th a share of ns of off-CPU time, taken between since and
-// end.
+// end (none outside the tree: those processes only take CPUs).
 func (t *tracker) charge(th *thread, s State, ns, since, end int64, ref int) {
-	if t.releaseOff != nil && ref >= 0 {
-		t.releaseOff(th, s, ns, since, end, ref)
+	if t.cfg.ReleaseOff != nil && ref >= 0 && th.g != t.outside {
+		t.cfg.ReleaseOff(th, s, ns, since, end, ref)
 	}
 }
 
@@ -358,4 +377,12 @@ func (t *tracker) closeSplits() []Split {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
+}
+
+// setSplitWindow makes the splits count only [lo, hi] of the trace.
+func (t *tracker) setSplitWindow(lo, hi int64) {
+	t.splitLo, t.splitHi = lo, hi
+	for _, g := range t.allGroups() {
+		g.off.lo, g.off.hi = lo, hi
+	}
 }

@@ -149,7 +149,7 @@ func TestOffCPUSleep(t *testing.T) {
 	if w.State != Blocked || w.OffCPU != 500*ms || w.TID != 10 || w.Time != 101*ms || w.Ref != 1000*10+100 {
 		t.Errorf("share %+v, want 500 ms blocked at 101 ms, ref 10100 (the last sample before the sleep)", w)
 	}
-	sp := m.Splits()
+	sp := m.Result().Splits
 	if len(sp) != 1 || sp[0].OnCPU != 200*ms || sp[0].Blocked != 500*ms || sp[0].Runnable != 0 || sp[0].Span() != 700*ms || sp[0].CPU != 200*ms {
 		t.Errorf("splits %+v, want on 200 ms, blocked 500 ms, span 700 ms", sp)
 	}
@@ -195,7 +195,7 @@ func TestOffCPUSilentExitAndBlockStack(t *testing.T) {
 	if want := 400*ms - last; !near(blocked, want, 1) {
 		t.Errorf("blocked %d ns, want %d (from 10's last sample to 11's wake-up)", blocked, want)
 	}
-	sp := m.Splits()[0]
+	sp := m.Result().Splits[0]
 	if sp.OnCPU+sp.Blocked+sp.Runnable != sp.Span() {
 		t.Errorf("split %+v does not add up to its span %d", sp, sp.Span())
 	}
@@ -219,7 +219,7 @@ func TestOffCPURunnable(t *testing.T) {
 			t.Errorf("thread %d %v: %d ns, want %d", k[0], State(k[1]), got[k], v)
 		}
 	}
-	sp := m.Splits()[0]
+	sp := m.Result().Splits[0]
 	if sp.OnCPU != wantSplit.OnCPU || sp.Runnable != wantSplit.Runnable || sp.Blocked != wantSplit.Blocked {
 		t.Errorf("split %+v, want %+v", sp, wantSplit)
 	}
@@ -269,7 +269,7 @@ func TestOffCPURandomTimelines(t *testing.T) {
 				t.Errorf("trial %d: thread %d %v: %d ns, want %d", trial, k[0], State(k[1]), got[k], v)
 			}
 		}
-		sp := m.Splits()[0]
+		sp := m.Result().Splits[0]
 		if sp.OnCPU != wantSplit.OnCPU || sp.Runnable != wantSplit.Runnable || sp.Blocked != wantSplit.Blocked || sp.CPU != wantSplit.CPU {
 			t.Errorf("trial %d: split %+v, want %+v", trial, sp, wantSplit)
 		}
@@ -345,18 +345,18 @@ func TestTreeScope(t *testing.T) {
 	if len(pars) != len(want) {
 		t.Errorf("released %d samples, want the tree's %d (not 400's)", len(pars), len(want))
 	}
-	if sp := m.Splits(); len(sp) != 1 || sp[0].Group != 100 {
+	if sp := m.Result().Splits; len(sp) != 1 || sp[0].Group != 100 {
 		t.Errorf("splits %+v, want the tree's only (group 100)", sp)
 	}
-	if p, ok := m.Parent(300); !ok || p != 200 {
+	if p, ok := m.Result().Parents[300]; !ok || p != 200 {
 		t.Errorf("Parent(300) = %d, %v", p, ok)
 	}
 
 	// By command: the first process named cc is the root.
 	evs2 := append([]Event{{Kind: KindComm, Time: 0, PID: 200, TID: 200, Comm: []byte("cc")}}, evs...)
 	m2, _, pars2 := feedOff(t, Options{TreeComm: "cc"}, evs2)
-	if m2.TreeRoot() != 200 || len(pars2) != len(want) {
-		t.Errorf("tree by comm: root %d, %d samples; want 200, %d", m2.TreeRoot(), len(pars2), len(want))
+	if m2.t.treeRoot != 200 || len(pars2) != len(want) {
+		t.Errorf("tree by comm: root %d, %d samples; want 200, %d", m2.t.treeRoot, len(pars2), len(want))
 	}
 }
 
@@ -389,8 +389,8 @@ func TestOffCPUWaitingAtEnd(t *testing.T) {
 		if want := 10 * ms; got != want {
 			t.Errorf("keep splits %v: thread 11 waited %d ns, want %d", keep, got, want)
 		}
-		if keep != (len(m.Splits()) == 1) {
-			t.Errorf("keep splits %v: %d splits", keep, len(m.Splits()))
+		if keep != (len(m.Result().Splits) == 1) {
+			t.Errorf("keep splits %v: %d splits", keep, len(m.Result().Splits))
 		}
 	}
 }

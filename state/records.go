@@ -18,12 +18,12 @@ func (t *tracker) addSample(s sample) {
 				t.drain(cur.g)
 			}
 		}
-		t.release(s, 0, nil)
+		t.cfg.Release(s, 0, nil)
 		return
 	}
 	if s.TID < 0 {
 		// perf lost track of the task (it exited): count it alone.
-		t.release(s, 1, nil)
+		t.cfg.Release(s, 1, nil)
 		return
 	}
 	if s.PID > 0 {
@@ -209,7 +209,7 @@ func (t *tracker) tick(now int64) { t.advance(now) }
 // known), and every waiting sample is released.
 func (t *tracker) flush() {
 	for _, o := range t.exp[t.ehead:] {
-		if o.th.segOpen && o.th.segGen == o.gen {
+		if o.live() {
 			o.th.segOpen = false
 			t.splitSilent(o.th)
 		}
@@ -219,6 +219,21 @@ func (t *tracker) flush() {
 	for _, g := range t.allGroups() {
 		t.drain(g)
 	}
+}
+
+// finish ends the trace (flush) and then the groups' accounting, if
+// anyone wants it: the threads still waiting get their last shares. It
+// returns the splits with KeepSplits.
+func (t *tracker) finish() []Split {
+	t.flush()
+	if !t.cfg.KeepSplits && t.cfg.ReleaseOff == nil {
+		return nil
+	}
+	splits := t.closeSplits()
+	if !t.cfg.KeepSplits {
+		return nil
+	}
+	return splits
 }
 
 // add dispatches an event to its input.

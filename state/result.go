@@ -7,7 +7,9 @@ type Result struct {
 	// First and Last are the trace's first and last timestamps (records
 	// at time 0, perf's synthesized ones, aside).
 	First, Last int64
-	// Splits: how each group's span divided (Options.Splits), as Splits.
+	// Splits: how each group's span divided (on CPU, runnable, blocked),
+	// in group order (a key may come more than once: a pid reused), with
+	// Options.Splits. In tree scope, only the tree's.
 	Splits []Split
 	// Parents maps a process to the one that forked it, as FORK records
 	// said; read it, do not change it.

@@ -8,6 +8,13 @@ package state
 // after the IN. Taken in print order, the OUT would stop a thread that
 // runs, and the sample would move it back to a CPU it left.
 
+// switchSigns is what a thread's switch records tell of skew: the last
+// was an IN, at inAt; an IN while already in, at doubleIn.
+type switchSigns struct {
+	swIn           bool
+	inAt, doubleIn int64
+}
+
 // skewLimit bounds how far apart (in trace time) a stale record may be
 // printed from the IN it contradicts. Skew is microseconds; a real OUT
 // this close after a double IN (one lost between them) is rare, and the

@@ -1,71 +1,7 @@
-// Package state owns threads and time: it keeps, per scope group (the
-// whole workload, or each process), the set of threads that are on a CPU,
-// and gives each sample the number of threads running at its moment: its
-// parallelism. Model is its entry point (Add an Event per record, take the
-// Weighted samples from Ready and Close); it also decides the scope, looks
-// ahead for each thread's process, sets the silence limit, measures the
-// span and says what the trace lacks.
-//
-// It must not know text or output formats: it imports nothing of the
-// module, and its callers turn records into Events.
-//
-// # Model
-//
-// Every record of a thread is a sign of life: a sample or a SWITCH IN says
-// it is running from then on; a SWITCH OUT or EXIT says it is not. Between
-// a "running" sign at time L and the thread's next sign N, the thread is
-// taken as running throughout [L, N] unless the gap N-L is longer than the
-// silence limit (config.Gap): a thread on a CPU is sampled every period by
-// a time-based event, so a long silence means it stopped at L (it exited
-// without a record, or a record was lost). Whether a thread's gap is short
-// is known only when its next sign arrives or the limit passes, so samples
-// wait in a queue until every gap that could cover them is decided; the
-// wait is bounded by the limit (a few sampling periods).
-//
-// The queue holds samples in input order with a sequence number. A decided
-// running gap adds +1 to the samples between its two signs (a difference
-// array over the queue); a sample leaves the queue when no open gap starts
-// at or before it, and its parallelism is the prefix sum plus one for its
-// own thread.
 package state
 
-import "fmt"
-
-// Scope says which threads count towards a sample's parallelism.
-type Scope uint8
-
-const (
-	// Auto decides from the records: workload for per-task traces,
-	// process for system-wide ones (see Model.decide).
-	Auto Scope = iota
-	// Workload counts every traced thread (perf record -- make).
-	Workload
-	// Process counts the threads of the sample's own process.
-	Process
-	// Tree counts the threads of one process and all its descendants
-	// (Options.TreePID or TreeComm); other processes only take CPUs.
-	Tree
-)
-
-var scopeNames = [...]string{"auto", "workload", "process", "tree"}
-
-func (s Scope) String() string {
-	if int(s) < len(scopeNames) {
-		return scopeNames[s]
-	}
-	return "unknown"
-}
-
-// UnmarshalText decodes "auto", "workload" or "process" (for flags).
-func (s *Scope) UnmarshalText(b []byte) error {
-	for i, n := range scopeNames[:Tree] { // a tree needs its root
-		if string(b) == n {
-			*s = Scope(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("scope %q: want auto, workload or process", b)
-}
+// This file holds the tracker's setup and state: its threads, and the
+// groups they count in.
 
 // sample is what the tracker needs of a sample. Ref is the caller's
 // handle, passed back on release.
@@ -90,6 +26,16 @@ type config struct {
 	// Rate: while no switch record has come, estimate each silent thread
 	// by its sampling rate (closeGap) rather than by the silence limit.
 	Rate bool
+
+	// Release receives every sample with its parallelism.
+	Release releaseFunc
+	// ReleaseOff receives shares of off-CPU time (nil: none wanted).
+	ReleaseOff func(th *thread, s State, ns, since, end int64, ref int)
+	// OnTransition receives the timeline (nil: none wanted).
+	OnTransition func(Transition)
+	// KeepSplits keeps the split of every group, also of those forgotten
+	// before the end (reap).
+	KeepSplits bool
 }
 
 // releaseFunc receives each sample with its parallelism (0 for idle
@@ -99,8 +45,8 @@ type config struct {
 // task perf no longer names).
 type releaseFunc func(s sample, parallelism float64, g *group)
 
-// Stats counts what the tracker saw.
-type Stats struct {
+// stats counts what the tracker saw (for Model's warnings).
+type stats struct {
 	Switches     int // SWITCH and SWITCH_CPU_WIDE records
 	CPUWide      int // SWITCH_CPU_WIDE records
 	TaskEvents   int // FORK, EXIT, COMM records
@@ -131,52 +77,28 @@ type Stats struct {
 	Groups    int
 }
 
+// thread is a task the tracker follows: who it is and, in parts declared
+// beside the code that uses them, its running gap, its switch records,
+// its samples' spacing and its off-CPU accounting.
 type thread struct {
-	tid, pid    int
-	g           *group
-	running     bool // per the last record: on a CPU
-	cpu         int  // CPU it runs on, when known
-	segOpen     bool // an undecided running gap starts at segStart
-	segGen      uint32
-	segSeq      uint64 // first sample seq the gap covers
-	segTime     int64  // the sign that opened the gap
-	committed   bool   // records-only mode: +1 already added at segSeq
-	splitOff    bool   // the split has taken the open gap as silent
-	segBySample bool   // the open gap's sign is a sample (not an IN)
-	sampled     bool   // has samples (for Stats.UnknownPID)
+	tid, pid int
+	g        *group
+	sampled  bool // has samples (for stats.UnknownPID)
+	exited   bool // an EXIT said so (or its tid was reused)
 	// pidGuessed: its process was unknown when it was first seen (at
 	// firstAt), so it is its own for now.
 	pidGuessed bool
 	firstAt    int64
-	// Clock skew between CPUs (skew.go): the last switch record was an
-	// IN, at inAt; an IN while already in, at doubleIn.
-	swIn           bool
-	inAt, doubleIn int64
-	// Its last sample's time, and the mean spacing of its samples within
-	// the silence limit (lost.go: its share of time on CPU).
-	sampleAt, spacing int64
 
-	// Off-CPU accounting (offcpu.go).
-	on, inSet, exited bool
-	exitAt            int64 // EXIT, then each record after it (exitTail)
-	offState          State
-	joinCum           float64
-	onSince, offSince int64
-	// Stacks for off-CPU time: the last sample's, the block stack of the
-	// coming or last switch-out, the switch record's, the one in use.
-	lastRef, blockRef, switchRef, offRef int
+	runGap        // running or not, and the gap to decide
+	switchSigns   // its switch records, for clock skew (skew.go)
+	sampleSpacing // its samples' spacing, for losses (lost.go)
+	offThread     // its off-CPU accounting (offcpu.go)
 }
 
-type openSeg struct {
-	th  *thread
-	gen uint32
-}
-
-type pending struct {
-	s    sample
-	diff int64 // in units of 1/parOne of a thread
-}
-
+// group is a scope group: its samples waiting in input order (the queue
+// and its difference array, gap.go), its threads' open gaps, and its
+// off-CPU split.
 type group struct {
 	key     int
 	threads int    // live thread structs in the group
@@ -189,51 +111,28 @@ type group struct {
 	open    []openSeg
 	ohead   int
 	off     offAcct
-	// The samples released so far and the sum of their 1/parallelism,
-	// and these sums where a loss's window began (lost.go).
-	relN       int64
-	relInv     float64
-	lossMark   map[uint64]relSums // seq where a loss began -> sums there
-	pseudoMark map[uint64]uint64  // a loss's pseudo-sample's seq -> where it began
-	marks      []uint64           // lossMark's seqs not released yet, in order
+
+	lossSums // the released samples' sums, for losses (lost.go)
 }
 
 // tracker is the state machine. It is not safe for concurrent use.
 type tracker struct {
 	cfg     config
-	release releaseFunc
 	threads map[int]*thread
 	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
 	groups  map[int]*group
-	one     *group
-	cpuCur  map[int]*thread
+	one     *group          // the only group in workload scope; the tree's in tree scope
+	cpuCur  map[int]*thread // CPU -> the thread last seen on it
 	now     int64
-	stats   Stats
+	stats   stats
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
-	esplit  int                // exp[esplit:]: gaps the split has not heard are silent
-	dead    []deadThread       // exited threads, to forget later
-	lostAt  map[int]lossWindow // CPU (-1: not printed) -> its latest LOST record
-	cpuLast []int64            // CPU -> its latest record but a LOST (lost.go)
-	ownSign bool               // the sign being taken is the thread's own sample (lost.go)
-	signCPU int                // and the CPU its thread was on before it
+	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
+	dead    []deadThread // exited threads, to forget later
 
-	// releaseOff receives shares of off-CPU time (nil: none wanted).
-	releaseOff func(th *thread, s State, ns, since, end int64, ref int)
-	keepSplits bool
-	// onTransition receives the timeline (nil: none wanted).
-	onTransition func(Transition)
-	// splitLo, splitHi: the window the splits count (setSplitWindow).
-	splitLo, splitHi int64
-	splits           []Split // of groups already forgotten (keepSplits)
-
-	// Tree scope: the root process, the parents FORK records named, and
-	// the group of the processes outside the tree.
-	treeRoot int
-	treeLate int // sampled threads that joined the tree when its root was found
-	parent   map[int]int
-	inTree   map[int]bool
-	outside  *group
+	lossTrack  // losses of records (lost.go)
+	splitTrack // the splits' window and the forgotten groups' (offcpu.go)
+	treeTrack  // the process tree (tree.go)
 }
 
 // newGroup returns an empty group with key.
@@ -243,34 +142,23 @@ func (t *tracker) newGroup(key int) *group {
 	return g
 }
 
-// setSplitWindow makes the splits count only [lo, hi] of the trace.
-func (t *tracker) setSplitWindow(lo, hi int64) {
-	t.splitLo, t.splitHi = lo, hi
-	for _, g := range t.allGroups() {
-		g.off.lo, g.off.hi = lo, hi
-	}
-}
-
-// newTracker returns a tracker that calls release for every sample.
-func newTracker(cfg config, release releaseFunc) *tracker {
+// newTracker returns a tracker set up by cfg (Release is required).
+func newTracker(cfg config) *tracker {
 	t := &tracker{
-		cfg:      cfg,
-		release:  release,
-		threads:  make(map[int]*thread),
-		pidOf:    make(map[int]int),
-		groups:   make(map[int]*group),
-		cpuCur:   make(map[int]*thread),
-		parent:   make(map[int]int),
-		inTree:   make(map[int]bool),
-		treeRoot: -1,
-		splitLo:  -1 << 62,
-		splitHi:  1 << 62,
+		cfg:        cfg,
+		threads:    make(map[int]*thread),
+		pidOf:      make(map[int]int),
+		groups:     make(map[int]*group),
+		cpuCur:     make(map[int]*thread),
+		splitTrack: splitTrack{splitLo: -1 << 62, splitHi: 1 << 62},
+		treeTrack:  treeTrack{treeRoot: -1, parent: make(map[int]int), inTree: make(map[int]bool)},
 	}
 	return t
 }
 
-// Stats returns the counts so far.
-func (t *tracker) Stats() Stats {
+// counts returns the counts so far (Threads, UnknownPID and Groups as the
+// maps are now).
+func (t *tracker) counts() stats {
 	s := t.stats
 	s.Threads = len(t.threads)
 	for tid, th := range t.threads {
@@ -292,26 +180,6 @@ func (t *tracker) setScope(s Scope) {
 		t.cfg.Scope = s
 		t.one = nil
 		t.groups = make(map[int]*group)
-	}
-}
-
-// setGap sets the silence limit once it is known (from the first sample's
-// event and period). With 0, open gaps are committed as running.
-func (t *tracker) setGap(gap int64) {
-	t.cfg.Gap = gap
-	if gap != 0 {
-		return
-	}
-	for _, g := range t.allGroups() {
-		for i := g.ohead; i < len(g.open); i++ {
-			o := g.open[i]
-			if o.th.segOpen && o.th.segGen == o.gen {
-				t.commit(o.th)
-			}
-		}
-		g.open = g.open[:0]
-		g.ohead = 0
-		t.drain(g)
 	}
 }
 
@@ -382,6 +250,28 @@ func (t *tracker) learn(pid, tid int) {
 	}
 }
 
+// processOf returns the process learnt for tid, if any.
+func (t *tracker) processOf(tid int) (int, bool) {
+	pid, ok := t.pidOf[tid]
+	return pid, ok
+}
+
+// seed learns what a first pass over the trace found (Model.Seed): tid is
+// in pid (ppid < 0), or pid was forked by ppid (tid < 0), unless the tid
+// or pid is known already.
+func (t *tracker) seed(pid, tid, ppid int) {
+	switch {
+	case tid > 0 && pid >= 0:
+		if _, ok := t.pidOf[tid]; !ok {
+			t.pidOf[tid] = pid
+		}
+	case tid < 0 && pid > 0 && ppid >= 0:
+		if _, ok := t.parent[pid]; !ok {
+			t.noteParent(pid, ppid)
+		}
+	}
+}
+
 // move puts a thread whose process was learnt late (e.g. from a CPU-wide
 // switch record after its first record) into its process's group: its
 // running gap ends in the old group and goes on in the new one.
@@ -419,87 +309,14 @@ func (t *tracker) thread(pid, tid int) *thread {
 			pid, guessed = tid, true // a tid with no known pid is its own process
 		}
 	}
-	th = &thread{tid: tid, pid: pid, cpu: -1, pidGuessed: guessed, firstAt: t.now,
-		lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent, sampleAt: noTime}
+	th = &thread{tid: tid, pid: pid, pidGuessed: guessed, firstAt: t.now,
+		runGap:        runGap{cpu: -1},
+		sampleSpacing: sampleSpacing{sampleAt: noTime},
+		offThread:     offThread{lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}}
 	th.g = t.group(pid)
 	th.g.threads++
 	t.threads[tid] = th
 	return th
-}
-
-func (t *tracker) advance(now int64) {
-	// The clock follows the records, not their maximum: one wild
-	// timestamp must not make every later gap overdue. A step back longer
-	// than the silence limit (a corrupt line just before, or traces
-	// concatenated) ends every open gap: nothing is known across it.
-	back := t.now - now
-	t.now = now
-	if t.cfg.Gap > 0 && back > t.cfg.Gap {
-		t.discontinuity()
-	}
-	t.reap()
-	if t.cfg.Gap <= 0 {
-		return
-	}
-	// Gaps open in time order, so the oldest is overdue first. The split
-	// hears of a silence at the silence limit (its transitions must come
-	// in time order); the parallelism is decided later, when no LOST
-	// record can explain the silence any more (or at the rate limit).
-	t.esplit = max(t.esplit, t.ehead)
-	for t.esplit < len(t.exp) {
-		o := t.exp[t.esplit]
-		if o.th.segOpen && o.th.segGen == o.gen {
-			if t.now-o.th.segTime <= t.cfg.Gap {
-				break
-			}
-			t.splitSilent(o.th)
-		}
-		t.esplit++
-	}
-	for t.ehead < len(t.exp) {
-		o := t.exp[t.ehead]
-		if !o.th.segOpen || o.th.segGen != o.gen {
-			t.ehead++
-			continue
-		}
-		limit := t.cfg.Gap + lossHold // a LOST record may yet say why it was silent
-		if t.rateMode() {
-			limit = t.rateLimit()
-		}
-		if t.now-o.th.segTime <= limit {
-			break
-		}
-		// Silent too long: it stopped at its last sign.
-		o.th.segOpen = false
-		o.th.running = false
-		t.splitSilent(o.th)
-		t.stats.SilentStops++
-		t.ehead++
-		t.drain(o.th.g)
-	}
-	if t.ehead > 1024 && t.ehead >= len(t.exp)/2 {
-		n := copy(t.exp, t.exp[t.ehead:])
-		t.exp = t.exp[:n]
-		t.esplit -= t.ehead
-		t.ehead = 0
-	}
-}
-
-// discontinuity decides every open gap as "stopped at its last sign".
-func (t *tracker) discontinuity() {
-	t.stats.Discontinuities++
-	for _, o := range t.exp[t.ehead:] {
-		if o.th.segOpen && o.th.segGen == o.gen {
-			o.th.segOpen = false
-			o.th.running = false
-			t.splitSilent(o.th)
-		}
-	}
-	t.exp = t.exp[:0]
-	t.ehead, t.esplit = 0, 0
-	for _, g := range t.allGroups() {
-		t.drain(g)
-	}
 }
 
 // reap forgets threads that exited long enough ago that no record in
@@ -524,7 +341,7 @@ func (t *tracker) reap() {
 		if g := th.g; g != t.one && g != t.outside {
 			g.threads--
 			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
-				if t.keepSplits {
+				if t.cfg.KeepSplits {
 					t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
 				}
 				delete(t.groups, g.key)
@@ -540,188 +357,4 @@ type deadThread struct {
 	tid int
 	th  *thread
 	at  int64
-}
-
-func (t *tracker) compactOpen(g *group) {
-	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
-		n := copy(g.open, g.open[g.ohead:])
-		g.open = g.open[:n]
-		g.ohead = 0
-	}
-}
-
-// addAt adds d to the diff of sample seq s in g.
-// parOne is one thread in the difference array: fixed point, so that a
-// gap's +w and -w cancel exactly (in float64 a rate estimate's fractions
-// left 1e-16 behind, and integer counts with switch records were no
-// longer exact).
-const parOne = 1 << 32
-
-func (g *group) addAt(s uint64, d int64) {
-	if s >= g.seq {
-		g.tail += d
-		return
-	}
-	g.q[g.head+int(s-g.base)].diff += d
-}
-
-// commit adds the running thread's +1 from its gap start on, for good.
-func (t *tracker) commit(th *thread) {
-	th.g.addAt(th.segSeq, parOne)
-	th.segOpen = false
-	th.committed = true
-}
-
-// stop ends a thread's running state at a sign that says how.
-func (t *tracker) stop(th *thread, now int64, how offHow) {
-	t.closeGap(th, now)
-	t.runOff(th, now, how)
-	th.running = false
-	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
-		delete(t.cpuCur, th.cpu)
-	}
-}
-
-// closeGap decides the thread's open gap at a new sign at time now.
-func (t *tracker) closeGap(th *thread, now int64) {
-	g := th.g
-	if th.committed {
-		g.addAt(g.seq, -parOne)
-		th.committed = false
-		return
-	}
-	if !th.segOpen {
-		return
-	}
-	th.segOpen = false
-	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
-		t.splitSilent(th) // the split takes it as off since its last sign
-		if t.ranThroughLoss(th, th.segTime, now) {
-			t.stats.Bridged++ // its records were lost, not its CPU
-			// It counts for the others as much as it ran (lossRun).
-			w := int64(parOne * (float64(t.lossRun(th, th.segTime, now)) / float64(now-th.segTime)))
-			g.addAt(th.segSeq, w)
-			g.addAt(g.seq, -w)
-			// The split took it as off since its last sign: it ran.
-			t.ranThrough(th, th.segTime, now)
-			th.splitOff = false
-			t.lostTime(th, th.segTime, now)
-			return
-		}
-	}
-	limit, w := t.cfg.Gap, int64(parOne)
-	if t.rateMode() {
-		// No switch records: a thread sampled every period of its CPU
-		// time ran P of the gap between two of its samples, on average:
-		// it counts P/gap (at most 1) throughout.
-		limit = t.rateLimit()
-		w = int64(parOne * min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1))))
-	}
-	if t.cfg.Gap > 0 && now-th.segTime > limit {
-		t.stats.SilentStops++
-		return // silent too long: not running in between
-	}
-	g.addAt(th.segSeq, w)
-	g.addAt(g.seq, -w)
-}
-
-// rateMode reports the rate estimate: no switch records so far, a
-// time-based event.
-func (t *tracker) rateMode() bool { return t.cfg.Rate && t.stats.Switches == 0 && t.cfg.Gap > 0 }
-
-// rateLimit is how long a gap between a thread's samples may be in the
-// rate estimate: a worker that runs 50 µs every 20 ms is sampled every
-// 400 ms, and counts 1/400 of a thread meanwhile. Samples wait up to this
-// long (in trace time) for their parallelism.
-func (t *tracker) rateLimit() int64 { return rateLimitPeriods * t.cfg.Gap / silencePeriods }
-
-// splitSilent tells the split that th has been off its CPU since its
-// last sign (once per gap).
-func (t *tracker) splitSilent(th *thread) {
-	if !th.splitOff {
-		th.splitOff = true
-		t.runOff(th, th.segTime, offSilent)
-	}
-}
-
-// start opens a running gap at time now, covering later samples.
-func (t *tracker) start(th *thread, now int64) {
-	th.splitOff, th.segBySample = false, false
-	t.runOn(th, now)
-	th.running = true
-	g := th.g
-	th.segSeq = g.seq
-	th.segTime = now
-	if t.cfg.Gap == 0 {
-		t.commit(th)
-		return
-	}
-	th.segGen++
-	th.segOpen = true
-	g.open = append(g.open, openSeg{th, th.segGen})
-	t.exp = append(t.exp, openSeg{th, th.segGen})
-}
-
-// onCPU notes that th runs on cpu; another thread seen there before has
-// left it even if its SWITCH OUT was lost.
-func (t *tracker) onCPU(th *thread, cpu int, now int64) {
-	if cpu < 0 {
-		return
-	}
-	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu && !t.rateMode() {
-		t.stats.ImplicitOuts++
-		t.stop(cur, now, offBlocked)
-		t.drain(cur.g)
-	}
-	t.cpuCur[cpu] = th
-	th.cpu = cpu
-}
-
-// drain releases the samples no open gap can still cover.
-func (t *tracker) drain(g *group) {
-	for {
-		// Skip decided entries at the head of the open list (also with no
-		// sample waiting: a group with switches but no samples must not
-		// pile them up).
-		for g.ohead < len(g.open) {
-			o := g.open[g.ohead]
-			if o.th.segOpen && o.th.segGen == o.gen && o.th.g == g {
-				break
-			}
-			g.ohead++
-		}
-		if g.head >= len(g.q) {
-			break
-		}
-		if g.ohead < len(g.open) && g.open[g.ohead].th.segSeq <= g.base {
-			break
-		}
-		p := &g.q[g.head]
-		g.acc += p.diff
-		par := float64(g.acc)/parOne + 1
-		s := p.s
-		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
-			if len(g.marks) > 0 {
-				g.releasedSums(g.base)
-			}
-			if s.Lost {
-				par = g.lossParallelism(g.base, par)
-			} else {
-				g.relN++
-				g.relInv += 1 / par
-			}
-		}
-		g.head++
-		g.base++
-		t.release(s, par, g)
-	}
-	if g.head == len(g.q) {
-		g.q = g.q[:0]
-		g.head = 0
-	} else if g.head > 1024 && g.head >= len(g.q)/2 {
-		n := copy(g.q, g.q[g.head:])
-		g.q = g.q[:n]
-		g.head = 0
-	}
-	t.compactOpen(g)
 }

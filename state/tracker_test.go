@@ -60,13 +60,14 @@ func run(t *testing.T, cfg config, ops []op) map[int]int {
 	t.Helper()
 	got := map[int]int{}
 	times := map[int]int{}
-	tr := newTracker(cfg, func(s sample, par float64, _ *group) {
+	cfg.Release = func(s sample, par float64, _ *group) {
 		if s.Lost {
 			return // a thread's time through lost records (lost.go), not a sample
 		}
 		times[s.Ref]++
 		got[s.Ref] = int(math.Round(par))
-	})
+	}
+	tr := newTracker(cfg)
 	samples := 0
 	for _, o := range ops {
 		if o.setGap {
@@ -334,12 +335,7 @@ func TestTrackerProcessScope(t *testing.T) {
 			want  map[int]int
 		}{{Process, process}, {Workload, workload}} {
 			t.Run(name+"/"+sc.scope.String(), func(t *testing.T) {
-				got := run(t, config{Scope: sc.scope, Gap: 10 * ms}, ops)
-				for ref, w := range sc.want {
-					if got[ref] != w {
-						t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-					}
-				}
+				wantParallelism(t, run(t, config{Scope: sc.scope, Gap: 10 * ms}, ops), sc.want)
 			})
 		}
 	}
@@ -357,12 +353,7 @@ func TestTrackerProcessLearntLate(t *testing.T) {
 		smp(3000_000, -1, 101, 5), smp(3200_000, -1, 102, 6),
 	}
 	want := map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 2, 6: 1}
-	got := run(t, config{Scope: Process, Gap: 10 * ms}, ops)
-	for ref, w := range want {
-		if got[ref] != w {
-			t.Errorf("sample %d: parallelism %d, want %d", ref, got[ref], w)
-		}
-	}
+	wantParallelism(t, run(t, config{Scope: Process, Gap: 10 * ms}, ops), want)
 }
 
 // TestTrackerReleaseOnce feeds long random event sequences and checks that
@@ -435,7 +426,7 @@ func TestTrackerReleaseOnce(t *testing.T) {
 // (lossHold) before they are released.
 func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	released := 0
-	tr := newTracker(config{Gap: 5 * ms}, func(sample, float64, *group) { released++ })
+	tr := newTracker(config{Gap: 5 * ms, Release: func(sample, float64, *group) { released++ }})
 	tr.addSample(sample{Time: 1 * ms, PID: 100, TID: 101, CPU: -1, Ref: 1})
 	tr.addSample(sample{Time: 2 * ms, PID: 100, TID: 102, CPU: -1, Ref: 2})
 	tr.tick(20 * ms)
@@ -446,7 +437,7 @@ func TestTrackerReleaseBeforeFlush(t *testing.T) {
 	if released != 2 {
 		t.Errorf("released %d samples after the gap and the hold, want 2", released)
 	}
-	if s := tr.Stats(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
-		t.Errorf("Stats = %+v, want 2 samples, 2 threads, 2 silent stops", s)
+	if s := tr.counts(); s.Samples != 2 || s.Threads != 2 || s.SilentStops != 2 {
+		t.Errorf("counts = %+v, want 2 samples, 2 threads, 2 silent stops", s)
 	}
 }

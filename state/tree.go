@@ -6,6 +6,17 @@ import "sort"
 // synthesized ones at time 0 included) and, in tree scope, which
 // processes descend from the root.
 
+// treeTrack is the parents FORK records named and, in tree scope, the
+// root process, the processes known to be in the tree, and the group of
+// those outside it.
+type treeTrack struct {
+	treeRoot int
+	treeLate int // sampled threads that joined the tree when its root was found
+	parent   map[int]int
+	inTree   map[int]bool
+	outside  *group
+}
+
 // noteParent records that process pid was forked by ppid.
 func (t *tracker) noteParent(pid, ppid int) {
 	if pid <= 0 || ppid < 0 || pid == ppid {
@@ -71,8 +82,6 @@ func (t *tracker) treeMember(pid int) bool {
 	}
 }
 
-// parentOf returns the parent process of pid, if a FORK record named it.
-func (t *tracker) parentOf(pid int) (int, bool) {
-	pp, ok := t.parent[pid]
-	return pp, ok
-}
+// ofTree reports whether g is the tree's group (tree scope).
+func (t *tracker) ofTree(g *group) bool { return g != nil && g == t.one }
+

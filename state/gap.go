@@ -1,0 +1,316 @@
+package state
+
+// This file decides running gaps (a thread taken as running from a sign of
+// life to its next one, or stopped after silence; see the package doc)
+// and releases the samples the decided gaps cover.
+
+// runGap is a thread's running state: per its last record, and the
+// running gap since its last sign while it is undecided.
+type runGap struct {
+	running     bool // per the last record: on a CPU
+	cpu         int  // CPU it runs on, when known
+	segOpen     bool // an undecided running gap starts at segTime
+	segGen      uint32
+	segSeq      uint64 // first sample seq the gap covers
+	segTime     int64  // the sign that opened the gap
+	committed   bool   // records-only mode: +1 already added at segSeq
+	splitOff    bool   // the split has taken the open gap as silent
+	segBySample bool   // the open gap's sign is a sample (not an IN)
+}
+
+// openSeg is an entry of an open-gap list (group.open, tracker.exp): th's
+// gap number gen. Deciding a gap leaves its entries in place; they are
+// skipped when they reach a list's head.
+type openSeg struct {
+	th  *thread
+	gen uint32
+}
+
+// live reports whether the gap is still open (not decided since).
+func (o openSeg) live() bool { return o.th.segOpen && o.th.segGen == o.gen }
+
+// pending is a queued sample and its entry of the difference array.
+type pending struct {
+	s    sample
+	diff int64 // in units of 1/parOne of a thread
+}
+
+// setGap sets the silence limit once it is known (from the first sample's
+// event and period). With 0, open gaps are committed as running.
+func (t *tracker) setGap(gap int64) {
+	t.cfg.Gap = gap
+	if gap != 0 {
+		return
+	}
+	for _, g := range t.allGroups() {
+		for i := g.ohead; i < len(g.open); i++ {
+			o := g.open[i]
+			if o.live() {
+				t.commit(o.th)
+			}
+		}
+		g.open = g.open[:0]
+		g.ohead = 0
+		t.drain(g)
+	}
+}
+
+// advance moves the clock to now and decides the gaps overdue then.
+func (t *tracker) advance(now int64) {
+	// The clock follows the records, not their maximum: one wild
+	// timestamp must not make every later gap overdue. A step back longer
+	// than the silence limit (a corrupt line just before, or traces
+	// concatenated) ends every open gap: nothing is known across it.
+	back := t.now - now
+	t.now = now
+	if t.cfg.Gap > 0 && back > t.cfg.Gap {
+		t.discontinuity()
+	}
+	t.reap()
+	if t.cfg.Gap <= 0 {
+		return
+	}
+	// Gaps open in time order, so the oldest is overdue first. The split
+	// hears of a silence at the silence limit (its transitions must come
+	// in time order); the parallelism is decided later, when no LOST
+	// record can explain the silence any more (or at the rate limit).
+	t.esplit = max(t.esplit, t.ehead)
+	for t.esplit < len(t.exp) {
+		o := t.exp[t.esplit]
+		if o.live() {
+			if t.now-o.th.segTime <= t.cfg.Gap {
+				break
+			}
+			t.splitSilent(o.th)
+		}
+		t.esplit++
+	}
+	for t.ehead < len(t.exp) {
+		o := t.exp[t.ehead]
+		if !o.live() {
+			t.ehead++
+			continue
+		}
+		limit := t.cfg.Gap + lossHold // a LOST record may yet say why it was silent
+		if t.rateMode() {
+			limit = t.rateLimit()
+		}
+		if t.now-o.th.segTime <= limit {
+			break
+		}
+		// Silent too long: it stopped at its last sign.
+		o.th.segOpen = false
+		o.th.running = false
+		t.splitSilent(o.th)
+		t.stats.SilentStops++
+		t.ehead++
+		t.drain(o.th.g)
+	}
+	if t.ehead > 1024 && t.ehead >= len(t.exp)/2 {
+		n := copy(t.exp, t.exp[t.ehead:])
+		t.exp = t.exp[:n]
+		t.esplit -= t.ehead
+		t.ehead = 0
+	}
+}
+
+// discontinuity decides every open gap as "stopped at its last sign".
+func (t *tracker) discontinuity() {
+	t.stats.Discontinuities++
+	for _, o := range t.exp[t.ehead:] {
+		if o.live() {
+			o.th.segOpen = false
+			o.th.running = false
+			t.splitSilent(o.th)
+		}
+	}
+	t.exp = t.exp[:0]
+	t.ehead, t.esplit = 0, 0
+	for _, g := range t.allGroups() {
+		t.drain(g)
+	}
+}
+
+func (t *tracker) compactOpen(g *group) {
+	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
+		n := copy(g.open, g.open[g.ohead:])
+		g.open = g.open[:n]
+		g.ohead = 0
+	}
+}
+
+// parOne is one thread in the difference array: fixed point, so that a
+// gap's +w and -w cancel exactly (in float64 a rate estimate's fractions
+// left 1e-16 behind, and integer counts with switch records were no
+// longer exact).
+const parOne = 1 << 32
+
+// addAt adds d to the diff of sample seq s in g.
+func (g *group) addAt(s uint64, d int64) {
+	if s >= g.seq {
+		g.tail += d
+		return
+	}
+	g.q[g.head+int(s-g.base)].diff += d
+}
+
+// commit adds the running thread's +1 from its gap start on, for good.
+func (t *tracker) commit(th *thread) {
+	th.g.addAt(th.segSeq, parOne)
+	th.segOpen = false
+	th.committed = true
+}
+
+// stop ends a thread's running state at a sign that says how.
+func (t *tracker) stop(th *thread, now int64, how offHow) {
+	t.closeGap(th, now)
+	t.runOff(th, now, how)
+	th.running = false
+	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
+		delete(t.cpuCur, th.cpu)
+	}
+}
+
+// closeGap decides the thread's open gap at a new sign at time now.
+func (t *tracker) closeGap(th *thread, now int64) {
+	g := th.g
+	if th.committed {
+		g.addAt(g.seq, -parOne)
+		th.committed = false
+		return
+	}
+	if !th.segOpen {
+		return
+	}
+	th.segOpen = false
+	if t.cfg.Gap > 0 && now-th.segTime > t.cfg.Gap {
+		t.splitSilent(th) // the split takes it as off since its last sign
+		if t.ranThroughLoss(th, th.segTime, now) {
+			t.stats.Bridged++ // its records were lost, not its CPU
+			// It counts for the others as much as it ran (lossRun).
+			w := int64(parOne * (float64(t.lossRun(th, th.segTime, now)) / float64(now-th.segTime)))
+			g.addAt(th.segSeq, w)
+			g.addAt(g.seq, -w)
+			// The split took it as off since its last sign: it ran.
+			t.ranThrough(th, th.segTime, now)
+			th.splitOff = false
+			t.lostTime(th, th.segTime, now)
+			return
+		}
+	}
+	limit, w := t.cfg.Gap, int64(parOne)
+	if t.rateMode() {
+		// No switch records: a thread sampled every period of its CPU
+		// time ran P of the gap between two of its samples, on average:
+		// it counts P/gap (at most 1) throughout.
+		limit = t.rateLimit()
+		w = int64(parOne * min(1, float64(t.cfg.Gap/silencePeriods)/float64(max(now-th.segTime, 1))))
+	}
+	if t.cfg.Gap > 0 && now-th.segTime > limit {
+		t.stats.SilentStops++
+		return // silent too long: not running in between
+	}
+	g.addAt(th.segSeq, w)
+	g.addAt(g.seq, -w)
+}
+
+// rateMode reports the rate estimate: no switch records so far, a
+// time-based event.
+func (t *tracker) rateMode() bool { return t.cfg.Rate && t.stats.Switches == 0 && t.cfg.Gap > 0 }
+
+// rateLimit is how long a gap between a thread's samples may be in the
+// rate estimate: a worker that runs 50 µs every 20 ms is sampled every
+// 400 ms, and counts 1/400 of a thread meanwhile. Samples wait up to this
+// long (in trace time) for their parallelism.
+func (t *tracker) rateLimit() int64 { return rateLimitPeriods * t.cfg.Gap / silencePeriods }
+
+// splitSilent tells the split that th has been off its CPU since its
+// last sign (once per gap).
+func (t *tracker) splitSilent(th *thread) {
+	if !th.splitOff {
+		th.splitOff = true
+		t.runOff(th, th.segTime, offSilent)
+	}
+}
+
+// start opens a running gap at time now, covering later samples.
+func (t *tracker) start(th *thread, now int64) {
+	th.splitOff, th.segBySample = false, false
+	t.runOn(th, now)
+	th.running = true
+	g := th.g
+	th.segSeq = g.seq
+	th.segTime = now
+	if t.cfg.Gap == 0 {
+		t.commit(th)
+		return
+	}
+	th.segGen++
+	th.segOpen = true
+	g.open = append(g.open, openSeg{th, th.segGen})
+	t.exp = append(t.exp, openSeg{th, th.segGen})
+}
+
+// onCPU notes that th runs on cpu; another thread seen there before has
+// left it even if its SWITCH OUT was lost.
+func (t *tracker) onCPU(th *thread, cpu int, now int64) {
+	if cpu < 0 {
+		return
+	}
+	if cur := t.cpuCur[cpu]; cur != nil && cur != th && cur.running && cur.cpu == cpu && !t.rateMode() {
+		t.stats.ImplicitOuts++
+		t.stop(cur, now, offBlocked)
+		t.drain(cur.g)
+	}
+	t.cpuCur[cpu] = th
+	th.cpu = cpu
+}
+
+// drain releases the samples no open gap can still cover.
+func (t *tracker) drain(g *group) {
+	for {
+		// Skip decided entries at the head of the open list (also with no
+		// sample waiting: a group with switches but no samples must not
+		// pile them up).
+		for g.ohead < len(g.open) {
+			o := g.open[g.ohead]
+			if o.live() && o.th.g == g {
+				break
+			}
+			g.ohead++
+		}
+		if g.head >= len(g.q) {
+			break
+		}
+		if g.ohead < len(g.open) && g.open[g.ohead].th.segSeq <= g.base {
+			break
+		}
+		p := &g.q[g.head]
+		g.acc += p.diff
+		par := float64(g.acc)/parOne + 1
+		s := p.s
+		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
+			if len(g.marks) > 0 {
+				g.releasedSums(g.base)
+			}
+			if s.Lost {
+				par = g.lossParallelism(g.base, par)
+			} else {
+				g.relN++
+				g.relInv += 1 / par
+			}
+		}
+		g.head++
+		g.base++
+		t.cfg.Release(s, par, g)
+	}
+	if g.head == len(g.q) {
+		g.q = g.q[:0]
+		g.head = 0
+	} else if g.head > 1024 && g.head >= len(g.q)/2 {
+		n := copy(g.q, g.q[g.head:])
+		g.q = g.q[:n]
+		g.head = 0
+	}
+	t.compactOpen(g)
+}
