@@ -213,7 +213,6 @@ func (m *Model) Close() []Weighted {
 	return m.Ready()
 }
 
-
 // Scope returns the scope in force (Workload before any record).
 func (m *Model) Scope() Scope {
 	if m.scope == Auto {

@@ -84,4 +84,3 @@ func (t *tracker) treeMember(pid int) bool {
 
 // ofTree reports whether g is the tree's group (tree scope).
 func (t *tracker) ofTree(g *group) bool { return g != nil && g == t.one }
-
