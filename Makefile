@@ -16,9 +16,11 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 wallfold $(DESTDIR)$(PREFIX)/bin/wallfold
 
-# -short leaves out TestGeneratorSeeds's sweep (make test-long runs it).
+# housecheck: the house rules (files, functions, structs); -short leaves out
+# TestGeneratorSeeds's sweep (make test-long runs it).
 test:
 	$(GO) vet ./...
+	$(GO) run ./scripts/housecheck .
 	$(GO) test -short -count=1 ./...
 
 # make test-long [SEEDS=8]: the generator tests with TestGeneratorSeeds's
