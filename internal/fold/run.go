@@ -25,6 +25,7 @@ type Run struct {
 	splitWhole    bool
 	warnings      []string
 	timelineBegun bool
+	sample        emit.Sample // what take hands the writers, reused
 }
 
 // ExitError is the run's verdict when it fails: the exit status and why.

@@ -75,12 +75,20 @@ func (r *Run) takeCPU(w *state.Weighted) {
 	case w.Parallelism > 0:
 		wall = float64(w.Period) / float64(w.Parallelism)
 	}
-	s := emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID,
-		Parallelism: w.Parallelism, Period: w.Period, Wall: wall, Window: r.window(w.Time)}
+	s := r.sampleOf(w)
+	s.Parallelism, s.Period, s.Wall, s.Window = w.Parallelism, w.Period, wall, r.window(w.Time)
 	if r.sum != nil {
-		r.sum.Add(&s, r.out)
+		r.sum.Add(s, r.out)
 	}
-	r.out.Add(&s)
+	r.out.Add(s)
+}
+
+// sampleOf returns the run's one Sample, set to w's stack, time and
+// thread, the rest zero: a writer keeps nothing of it, and a Sample per
+// sample, passed through an interface, would be a heap allocation each.
+func (r *Run) sampleOf(w *state.Weighted) *emit.Sample {
+	r.sample = emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID, State: w.State}
+	return &r.sample
 }
 
 // cpuWeighted: an output whose widths are CPU time takes no wall-only
@@ -96,8 +104,9 @@ func (r *Run) takeLost(w *state.Weighted) {
 	if !r.sel.timeBased || w.Par <= 0 || r.cpuWeighted() {
 		return
 	}
-	r.out.Add(&emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID,
-		Parallelism: w.Parallelism, State: w.State, Wall: float64(w.Period) / w.Par, Window: r.window(w.Time)})
+	s := r.sampleOf(w)
+	s.Parallelism, s.Wall, s.Window = w.Parallelism, float64(w.Period)/w.Par, r.window(w.Time)
+	r.out.Add(s)
 }
 
 // takeOff adds a share of off-CPU time at its thread's stack, under a
@@ -115,16 +124,18 @@ func (r *Run) takeOff(w *state.Weighted) {
 		r.off.cpuOnly++ // no CPU time: lines of weight 0
 		return
 	}
-	s := emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID, State: w.State}
 	if r.cfg.Split <= 0 || w.OffEnd <= w.Time {
-		s.Wall, s.Window = float64(w.OffCPU), r.window(w.Time)
-		r.out.Add(&s)
+		win := r.window(w.Time)
+		s := r.sampleOf(w)
+		s.Wall, s.Window = float64(w.OffCPU), win
+		r.out.Add(s)
 		return
 	}
 	r.window(w.Time) // the windows' zero
 	r.win.each(w.Time, w.OffEnd, float64(w.OffCPU), func(win int32, part float64) {
+		s := r.sampleOf(w)
 		s.Wall, s.Window = part, win
-		r.out.Add(&s)
+		r.out.Add(s)
 	})
 }
 
