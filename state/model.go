@@ -262,6 +262,9 @@ func (m *Model) release(s sample, par float64, g *group) {
 }
 
 func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) {
+	if m.t.outsideTree(th.g) {
+		return // only takes CPUs
+	}
 	pid := th.pid
 	if known, ok := m.t.processOf(th.tid); ok {
 		pid = known

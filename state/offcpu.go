@@ -37,7 +37,9 @@ type splitTrack struct {
 	splits           []Split
 }
 
-// offThread is a thread's part of its group's accounting.
+// offThread is a thread's part of its group's accounting. Each use of a
+// field promoted from it costs the inliner a node: joinSet, exitTail and
+// charge, called at every switch, are kept just within its budget.
 type offThread struct {
 	on, inSet         bool    // on CPU; in the off set
 	exitAt            int64   // EXIT, then each record after it (exitTail)
@@ -143,7 +145,7 @@ func (t *tracker) runOn(th *thread, at int64) {
 	if a.running == 0 {
 		if a.orphan > 0 {
 			// Idle with nobody known to wait: the thread that ends it.
-			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, a.idleSince, t.offRef(th))
+			t.charge(th, Blocked, a.orphan, a.idleSince-a.orphan, a.idleSince, th.stackRef())
 			a.split.Blocked += a.orphanIn
 			a.orphan, a.orphanIn = 0, 0
 		}
@@ -160,7 +162,7 @@ func (t *tracker) runOn(th *thread, at int64) {
 // off its CPU at at; off: Blocked or Runnable when a record said which,
 // else OnCPU (gone, or silent).
 func (t *tracker) transition(th *thread, at int64, on bool, s State) {
-	if t.cfg.OnTransition != nil && th.g != t.outside {
+	if t.cfg.OnTransition != nil && !t.outsideTree(th.g) {
 		t.cfg.OnTransition(Transition{Time: at, Group: th.g.key, PID: th.pid, TID: th.tid, On: on, State: s, Ref: th.lastRef})
 	}
 }
@@ -219,10 +221,10 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 // sampled and switched out at last. It ran from its EXIT (or its last
 // such record) to at: on CPU for the split, never in the off set.
 func (t *tracker) exitTail(th *thread, at int64) {
-	if at <= th.exitAt {
+	prev := th.exitAt
+	if at <= prev {
 		return
 	}
-	prev := th.exitAt
 	th.exitAt = at
 	t.ranThrough(th, prev, at)
 }
@@ -273,7 +275,7 @@ func (t *tracker) joinSet(th *thread, at int64, how offHow) {
 	}
 	th.joinCum = a.cum
 	th.offSince = at
-	th.offRef = t.offRef(th)
+	th.offRef = th.stackRef()
 	a.set++
 	a.setAt = at
 }
@@ -297,16 +299,16 @@ func (t *tracker) leaveSet(th *thread) {
 	}
 }
 
-// offRef is the stack a thread's off-CPU time is charged to: its block
+// stackRef is the stack a thread's off-CPU time is charged to: its block
 // stack at the switch-out, else its last sample's, else its switch's.
-func (t *tracker) offRef(th *thread) int {
+func (o *offThread) stackRef() int {
 	switch {
-	case th.blockRef != OtherEvent:
-		return th.blockRef
-	case th.lastRef != OtherEvent:
-		return th.lastRef
+	case o.blockRef != OtherEvent:
+		return o.blockRef
+	case o.lastRef != OtherEvent:
+		return o.lastRef
 	}
-	return th.switchRef
+	return o.switchRef
 }
 
 // blockStack notes the stack where th leaves (or just left) its CPU.
@@ -318,9 +320,9 @@ func (t *tracker) blockStack(th *thread, ref int) {
 }
 
 // charge gives th a share of ns of off-CPU time, taken between since and
-// end (none outside the tree: those processes only take CPUs).
+// end.
 func (t *tracker) charge(th *thread, s State, ns, since, end int64, ref int) {
-	if t.cfg.ReleaseOff != nil && ref >= 0 && th.g != t.outside {
+	if t.cfg.ReleaseOff != nil && ref >= 0 {
 		t.cfg.ReleaseOff(th, s, ns, since, end, ref)
 	}
 }

@@ -84,3 +84,7 @@ func (t *tracker) treeMember(pid int) bool {
 
 // ofTree reports whether g is the tree's group (tree scope).
 func (t *tracker) ofTree(g *group) bool { return g != nil && g == t.one }
+
+// outsideTree reports whether g is the group of the processes outside the
+// tree (tree scope).
+func (t *tracker) outsideTree(g *group) bool { return g == t.outside }
