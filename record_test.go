@@ -52,6 +52,10 @@ exec "$WALLFOLD_TEST_PERF" "$@"
 	return copyPath
 }
 
+// recordSlack is how many samples' weight wallfold may differ from the
+// recording's reference by (see TestRecord).
+const recordSlack = 5
+
 // wallfold record on the phases workload (serial 0.3 s, two threads
 // 0.6 s, serial 0.3 s): serial_phase's share of the wall is what an
 // independent count of the same recording says (50 % by design, but a
@@ -101,15 +105,17 @@ func TestRecord(t *testing.T) {
 	// Both read the same records in the same order; they can differ only
 	// where wallfold's rules for imperfect records step in (silence past
 	// 3 periods, records printed out of order), each by one in some
-	// sample's parallelism: allow one sample's weight.
+	// sample's parallelism: allow the weight of a few samples (seen: 2
+	// samples of 1,309 on a fresh clone's make test, 0.10 points; a model
+	// weighting by CPU was off by 6-10 points).
 	if ref.Lost > 0 {
 		t.Logf("perf lost records: the copy does not hold the truth, the share is not judged")
 	} else {
-		if math.IsNaN(share) || math.Abs(share-ref.Share) > ref.Grain() {
-			t.Errorf("serial_phase %.2f %% of the wall, the recording's reference %.2f %% ± %.2f (one sample)", share, ref.Share, ref.Grain())
+		if math.IsNaN(share) || math.Abs(share-ref.Share) > recordSlack*ref.Grain() {
+			t.Errorf("serial_phase %.2f %% of the wall, the recording's reference %.2f %% ± %.2f (%d samples)", share, ref.Share, recordSlack*ref.Grain(), recordSlack)
 		}
-		if math.Abs(prof.total-ref.Wall) > ref.Period {
-			t.Errorf("wall %.0f ns in all, the recording's reference %.0f ns ± %.0f (one sample)", prof.total, ref.Wall, ref.Period)
+		if math.Abs(prof.total-ref.Wall) > recordSlack*ref.Period {
+			t.Errorf("wall %.0f ns in all, the recording's reference %.0f ns ± %.0f (%d samples)", prof.total, ref.Wall, recordSlack*ref.Period, recordSlack)
 		}
 	}
 	if !strings.Contains(errb.String(), "average parallelism while on CPU") || !strings.Contains(errb.String(), "wrote wall.folded") {
