@@ -31,8 +31,11 @@ func (c *RecordCmd) run(stdout, stderr io.Writer) int {
 	if len(cmd) > 0 && cmd[0] == "--" {
 		cmd = cmd[1:]
 	}
+	if err := record.Check(cmd); err != nil {
+		return exitStatus(err, "wallfold record", stderr)
+	}
 	format, err := c.format()
-	if len(cmd) > 0 && err != nil {
+	if err != nil {
 		return exitStatus(err, "wallfold record", stderr)
 	}
 	rec, err := record.Run(record.Options{Cmd: cmd, SystemWide: c.SystemWide, OffCPU: c.OffCPU, Freq: c.Freq})
@@ -44,7 +47,7 @@ func (c *RecordCmd) run(stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitStatus(err, "wallfold record", stderr)
 	}
-	cfg := fold.Config{Output: emit.Options{Format: format}, OffCPU: c.OffCPU, Scope: state.Auto,
+	cfg := fold.Config{Output: emit.Options{Format: format, Labels: emit.DefaultLabels}, OffCPU: c.OffCPU, Scope: state.Auto,
 		Quiet: c.Quiet, Summary: !c.Quiet && format != emit.Summary, Stderr: stderr, Version: version}
 	if c.SystemWide {
 		cfg.Tree = record.TreeName(cmd[0])

@@ -42,17 +42,31 @@ type Recording struct {
 	systemWide      bool
 	// Status is the command's exit status (128+N when killed by signal N).
 	Status int
+	// sigs: the signals caught from the start of perf record to Close.
+	sigs chan os.Signal
+}
+
+// Check says whether cmd can be run: there is one (else exit 2), and
+// it is found (else the shell's 127).
+func Check(cmd []string) error {
+	if len(cmd) == 0 {
+		return &Error{2, "no command: wallfold record [flags] -- CMD [ARGS]"}
+	}
+	if _, err := exec.LookPath(cmd[0]); err != nil {
+		return &Error{127, cmd[0] + ": command not found"}
+	}
+	return nil
 }
 
 // Run records o.Cmd; Close the Recording to remove its files. The
 // command's output goes to the process's own stdout and stderr, and
-// perf's messages to stderr.
+// perf's messages to stderr. From here to Close, SIGINT, SIGQUIT,
+// SIGTERM and SIGHUP are caught: while perf records they go on to it
+// (see record), afterwards they wait, so that the profile is still
+// written and the files removed.
 func Run(o Options) (*Recording, error) {
-	if len(o.Cmd) == 0 {
-		return nil, &Error{2, "no command: wallfold record [flags] -- CMD [ARGS]"}
-	}
-	if _, err := exec.LookPath(o.Cmd[0]); err != nil {
-		return nil, &Error{127, o.Cmd[0] + ": command not found"}
+	if err := Check(o.Cmd); err != nil {
+		return nil, err
 	}
 	perf, err := exec.LookPath("perf")
 	if err != nil {
@@ -65,7 +79,9 @@ func Run(o Options) (*Recording, error) {
 	if err != nil {
 		return nil, &Error{2, err.Error()}
 	}
-	r := &Recording{perf: perf, dir: dir, data: filepath.Join(dir, "perf.data"), systemWide: o.SystemWide}
+	r := &Recording{perf: perf, dir: dir, data: filepath.Join(dir, "perf.data"), systemWide: o.SystemWide,
+		sigs: make(chan os.Signal, 4)}
+	signal.Notify(r.sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
 	status, err := r.record(o)
 	if err != nil {
 		r.Close()
@@ -97,9 +113,6 @@ func (r *Recording) record(o Options) (int, error) {
 	// which stops CMD. Either way wallfold waits, still writes the
 	// profile and removes its files. Caught (not ignored), so CMD starts
 	// with the usual dispositions.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	p := exec.Command(r.perf, args...)
 	p.Stdin, p.Stdout, p.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := p.Start(); err != nil {
@@ -109,7 +122,7 @@ func (r *Recording) record(o Options) (int, error) {
 	go func() {
 		for {
 			select {
-			case s := <-sigs:
+			case s := <-r.sigs:
 				p.Process.Signal(s)
 			case <-done:
 				return
@@ -150,8 +163,11 @@ func (r *Recording) Script() (text *os.File, wait func(), err error) {
 	return pipe.(*os.File), func() { ps.Wait() }, nil
 }
 
-// Close removes the recording's files.
-func (r *Recording) Close() { os.RemoveAll(r.dir) }
+// Close removes the recording's files and stops catching signals.
+func (r *Recording) Close() {
+	os.RemoveAll(r.dir)
+	signal.Stop(r.sigs)
+}
 
 // TreeName is the name perf gives the command's process: the kernel
 // keeps at most 15 bytes of its file's name (TASK_COMM_LEN-1).
