@@ -118,3 +118,13 @@ func TestSummaryIdleLeftOut(t *testing.T) {
 		t.Errorf("average parallelism %.2f; its histogram says %.2f, the trace 1.5 (idle CPU counted as work)\n%s", avg, mean, out)
 	}
 }
+
+// With --pid or --tid and no pid column, a root learnt from the trace's
+// task records (comm-PID) is what the summary names, as the folded
+// output does (was: comm-? in the summary).
+func TestSummaryNamesLearntRoots(t *testing.T) {
+	out := mustRun(t, "-f", "summary", "--tid", trace("phases.txt"))
+	if !strings.Contains(out, "phases-5756/5756") || strings.Contains(out, "phases-?") {
+		t.Errorf("the summary's roots are not the learnt ones:\n%s", out)
+	}
+}

@@ -22,7 +22,7 @@ type stackWriter struct {
 	offLeaf map[[2]uint32]uint32
 	// --pid/--tid without a pid column: the stacks rooted at "comm-?"
 	// (their thread's comm), and each re-rooted at the pid the model
-	// learnt, as the pprof pid label has it (see reroot).
+	// learnt, as the pprof pid label has it (see Rooted).
 	noPID    map[uint32][]byte
 	withPIDs map[pidStack]uint32
 }
@@ -55,7 +55,7 @@ func (w *stackWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
 // Add adds the sample to its stack's totals; off-CPU and lost time at the
 // stack with a leaf frame that names the state.
 func (w *stackWriter) Add(s *Sample) {
-	ref := w.reroot(s.Ref, s.PID, s.TID)
+	ref := w.Rooted(s.Ref, s.PID, s.TID)
 	if s.State != state.OnCPU {
 		ref = w.leaf(ref, s.State)
 	}
@@ -95,11 +95,11 @@ type pidStack struct {
 	pid   int
 }
 
-// reroot returns the stack ref: when it was rooted at "comm-?" (--pid or
+// Rooted returns the stack ref: when it was rooted at "comm-?" (--pid or
 // --tid, no pid column) and the model learnt the thread's process (from
 // FORK, COMM, EXIT or CPU-wide switch records, as the pprof pid label has
 // it), the same stack rooted at comm-PID[/TID].
-func (w *stackWriter) reroot(ref uint32, pid, tid int) uint32 {
+func (w *stackWriter) Rooted(ref uint32, pid, tid int) uint32 {
 	if w.noPID == nil || pid < 0 {
 		return ref
 	}

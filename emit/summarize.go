@@ -35,7 +35,8 @@ func NewSummarizer() *Summarizer {
 	return &Summarizer{groups: make(map[int]*sumGroup)}
 }
 
-// Add takes a sample on CPU; names tells its thread's name.
+// Add takes a sample on CPU; names tells its thread's name, as the
+// output shows it (Rooted).
 func (g *Summarizer) Add(w *Sample, names Namer) {
 	if w.Parallelism == 0 {
 		// The idle task: its CPU time is nobody's work.
@@ -43,7 +44,11 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 		g.idleSamples++
 		return
 	}
-	comm := names.Comm(w.Ref)
+	ref := w.Ref
+	if rt, ok := names.(Rooted); ok {
+		ref = rt.Rooted(ref, w.PID, w.TID)
+	}
+	comm := names.Comm(ref)
 	sg := g.groups[w.Group]
 	if sg == nil {
 		sg = &sumGroup{comm: comm, key: w.Group, start: w.Time,
@@ -72,7 +77,7 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 	lv[0] += w.Wall
 	lv[1] += float64(w.Period)
 	if w.Parallelism == 1 {
-		sg.serial[w.Ref] += w.Wall
+		sg.serial[ref] += w.Wall
 	}
 }
 

@@ -30,6 +30,14 @@ type Namer interface {
 	Frames(ref uint32) []string
 }
 
+// Rooted is a Namer whose stacks are rooted at their thread's process as
+// the model learnt it after the stack was interned (--pid or --tid without
+// a pid column): Rooted is the stack a sample of ref, pid and tid is shown
+// under.
+type Rooted interface {
+	Rooted(ref uint32, pid, tid int) uint32
+}
+
 // Sample is a weight for the outputs: CPU time at a stack (State OnCPU),
 // off-CPU time of a waiting thread (Blocked, Runnable: Period 0), or CPU
 // time whose samples were lost (Lost: Period 0).
