@@ -3,6 +3,7 @@ package fold
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -116,4 +117,42 @@ func ints(t *testing.T, s string) IntList {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// Records stamped 0.000000 (perf's synthesized ones, or a thread that
+// ran and ended before the clock was printed) come before the first timed
+// one; their samples may be released before it. --split's windows still
+// count from the first timed record (was: from 0, giving window 1000 for
+// a trace at 1.0 s).
+func TestRunSplitWindowsFromFirstTime(t *testing.T) {
+	early := `app    12     0.000000:    1000000 cpu-clock:
+	            4000 early+0x1 (/bin/app)
+
+app    12     0.000000: PERF_RECORD_SWITCH OUT
+app    13     0.000000:    1000000 cpu-clock:
+	            4000 early+0x1 (/bin/app)
+
+app    13     0.000000: PERF_RECORD_EXIT(13:13):(12:12)
+`
+	r, err := New(Config{Output: emit.Options{Format: emit.Pprof}, Split: 1e6, Quiet: true, Stderr: io.Discard},
+		Input{R: strings.NewReader(early + twoThreads), Name: "test", Stdin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Read(); err != nil {
+		t.Fatal(err)
+	}
+	var wins []int
+	if err := r.WriteEach(func(win int, write func(io.Writer) error) error {
+		wins = append(wins, win)
+		return write(io.Discard)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wins {
+		if w < 0 || w > 4 {
+			t.Errorf("windows %v: a trace of 4.5 ms in 1 ms windows has windows 0 to 4", wins)
+			break
+		}
+	}
 }

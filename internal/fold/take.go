@@ -55,15 +55,14 @@ func (r *Run) cut(w *state.Weighted) *state.Weighted {
 	return r.win.cut(w)
 }
 
-// window returns the --split window of trace time t.
+// window returns the --split window of trace time t. The windows count
+// from the trace's first timed record, which a sample released before it
+// does not know yet: asked again each time.
 func (r *Run) window(t int64) int32 {
 	if r.cfg.Split <= 0 {
 		return 0
 	}
-	if !r.win.set {
-		first, _, _ := r.model.Span()
-		r.win.start(first)
-	}
+	r.win.first, _, _ = r.model.Span()
 	return r.win.of(t)
 }
 

@@ -11,8 +11,8 @@ import (
 type window struct {
 	filter *Filter
 	split  int64 // --split, ns (0: one profile)
-	first  int64 // the trace's first record, once known
-	lo, hi int64 // --time, once first is known
+	first  int64 // the trace's first timed record, as far as known
+	lo, hi int64 // --time, once fixed (set)
 	set    bool
 	// deferAll: a window in percent on a pipe; the samples wait in
 	// deferred until the trace's end tells the span.
@@ -20,8 +20,8 @@ type window struct {
 	deferred []state.Weighted
 }
 
-// start fixes the windows at the trace's first record; end is the trace's
-// last (0: not known yet).
+// start fixes the --time window at the trace's first record (and its
+// last, filter.End, when known: else a window in percent waits, deferAll).
 func (w *window) start(first int64) {
 	w.first, w.set = first, true
 	w.lo, w.hi = w.bounds(first)
