@@ -8,6 +8,6 @@
 //
 // It knows records (parse) for their frames and the model's states and
 // result (state), but must not decide parallelism, select events, filter
-// samples, nor read files or flags: the run (internal/fold) hands it
-// weighted samples.
+// samples, nor read files or the command line (its flag values decode
+// their own syntax): the run (internal/fold) hands it weighted samples.
 package emit

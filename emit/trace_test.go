@@ -35,7 +35,7 @@ type timelineEvent struct {
 }
 
 // timelineEvents flushes the writer and decodes what it wrote: events
-// separated by ",\n", which StartTrace and EndTrace put between "[" and
+// separated by ",\n", which Start and WriteTo put between "[" and
 // "]".
 func timelineEvents(t *testing.T, tw *traceWriter, b *bytes.Buffer) []timelineEvent {
 	t.Helper()

@@ -41,8 +41,8 @@ type Input struct {
 	// belongs to perf script (measured: the background reader is 28 %
 	// faster on a file, 7-13 % slower behind perf script).
 	Stdin bool
-	// Regular: a file that can be read again. Tasks reads it once for
-	// its threads' processes and parents; LastTime tells its last
+	// For a regular file, which can be read again: Tasks reads it once
+	// for its threads' processes and parents; LastTime tells its last
 	// timestamp from its tail (0: unknown). Both nil on a pipe.
 	Tasks    func(fn func(parse.TaskID)) error
 	LastTime func() int64

@@ -8,6 +8,8 @@
 // hands it to the output (emit), and says the run's verdict: its warnings,
 // a --strict error, the exit class (ExitError).
 //
-// It must not know flags, files or output formats' insides: main gives it
-// a Config and an Input, and writes where it is told; emit writes.
+// It reads no command line and opens no file: main gives it a Config (the
+// filter values decode their own flag syntax) and an Input, and the
+// writer to write to; it knows the outputs by what they take (emit's
+// Writer), and their insides not at all.
 package fold

@@ -2,17 +2,17 @@ package fold
 
 import (
 	"io"
-	"os"
 	"time"
 
 	"github.com/wallfold/wallfold/emit"
+	"github.com/wallfold/wallfold/internal/fileio"
 	"github.com/wallfold/wallfold/state"
 )
 
 // Write writes the output once Read has read the trace.
 func (r *Run) Write(w io.Writer) error {
 	end := r.end(r.warnings)
-	end.Summary.Unicode = isTerminal(w)
+	end.Summary.Unicode = fileio.IsTerminal(w)
 	return r.out.WriteTo(w, end)
 }
 
@@ -105,14 +105,4 @@ func (r *Run) unixOffset(first, last int64) int64 {
 	default:
 		return time.Now().UnixNano() - last
 	}
-}
-
-// isTerminal reports a terminal (the summary then draws block bars).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wallfold/wallfold/emit"
+	"github.com/wallfold/wallfold/internal/fileio"
 	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
@@ -100,7 +101,7 @@ func (r *Run) Read() error {
 	if r.sum != nil {
 		// The warnings are on stderr already, just above.
 		end := r.end(nil)
-		end.Summary.Unicode = isTerminal(r.cfg.Stderr)
+		end.Summary.Unicode = fileio.IsTerminal(r.cfg.Stderr)
 		return r.sum.WriteTo(r.cfg.Stderr, r.out, end)
 	}
 	return nil
