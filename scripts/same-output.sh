@@ -56,6 +56,8 @@ flagsets=(
 	"--off-cpu -f pprof --labels=comm,pid,tid,parallelism,state"
 	"-f summary --scope=process --top=1"
 	"-f pprof --start=1700000000"
+	"--pid --summary"
+	"-f summary --tid"
 )
 # Through stdin: the sequential reader, deferred % windows.
 stdinsets=("" "-f svg" "-f trace" "-f top" "-f pprof" "-f summary" "--time=20%,70%" "--time=20%,70% -f pprof" "--strict --summary")
