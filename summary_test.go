@@ -14,11 +14,7 @@ func TestSummaryPhases(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	// Known answer: 3 s of CPU in 2 s of wall: 1.5.
-	m := avgPar.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no average parallelism line:\n%s", out)
-	}
-	avg, _ := strconv.ParseFloat(m[1], 64)
+	avg := avgParOf(t, out)
 	if math.Abs(avg-1.5) > 0.05 {
 		t.Errorf("average parallelism %.2f, want 1.5", avg)
 	}
@@ -75,6 +71,17 @@ func TestSummaryDeterministic(t *testing.T) {
 	}
 }
 
+// avgParOf is the summary's average parallelism while on CPU.
+func avgParOf(t *testing.T, out string) float64 {
+	t.Helper()
+	m := avgPar.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no average parallelism line:\n%s", out)
+	}
+	avg, _ := strconv.ParseFloat(m[1], 64)
+	return avg
+}
+
 // avgPar matches the summary's average parallelism.
 var avgPar = regexp.MustCompile(`average parallelism while on CPU: ([0-9.]+)`)
 
@@ -98,11 +105,7 @@ func TestSummaryIdleLeftOut(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	m := avgPar.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no average line:\n%s", out)
-	}
-	avg, _ := strconv.ParseFloat(m[1], 64)
+	avg := avgParOf(t, out)
 	// The histogram's own wall-weighted mean of the parallelism levels.
 	var mean, share float64
 	for _, r := range levelRow.FindAllStringSubmatch(out, -1) {
