@@ -49,16 +49,17 @@ the parallelism story: average parallelism, a histogram, the serial hot spots;
 // ConvertCmd is `wallfold [flags] [FILE]`: perf script text in, one
 // output out.
 type ConvertCmd struct {
-	Input   string      `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
-	Output  string      `short:"o" default:"-" help:"Write the output here (- : stdout)."`
-	Format  emit.Format `short:"f" enum:"${formats}" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
-	Summary bool        `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
-	Weight  emit.Weight `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
-	Scope   state.Scope `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
-	Event   string      `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
-	OffCPU  bool        `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
-	Tree    string      `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
-	Top     int         `placeholder:"N" help:"Summary: show this many groups in full (default 4); -f top: this many rows (default 25)."`
+	Input   string        `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
+	Output  string        `short:"o" default:"-" help:"Write the output here (- : stdout)."`
+	Format  emit.Format   `short:"f" enum:"${formats}" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
+	Summary bool          `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
+	Weight  emit.Weight   `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
+	Scope   state.Scope   `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Event   string        `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
+	OffCPU  bool          `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: the totals then equal the span (pprof: wall only, label state)."`
+	Spin    fold.SpinRule `placeholder:"REGEX|none" help:"Spin-waits: samples whose innermost user frame matches REGEX (Go syntax; default: a built-in list of sched_yield, OpenBLAS, OpenMP and pthread spin waits) are threads burning a CPU while they wait: they do not count in the others' parallelism and weigh nothing in wall time while a thread of their group works. none: count spinning as work."`
+	Tree    string        `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
+	Top     int           `placeholder:"N" help:"Summary: show this many groups in full (default 4); -f top: this many rows (default 25)."`
 
 	PprofFlags  `embed:""`
 	NameFlags   `embed:""`
@@ -110,6 +111,7 @@ func (c *ConvertCmd) config(stderr io.Writer) fold.Config {
 		Filter: fold.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,
 			Comms: c.Comm, Time: c.Time},
 		OffCPU:  c.OffCPU,
+		Spin:    c.Spin,
 		Scope:   c.Scope,
 		Tree:    c.Tree,
 		Start:   c.Start.Time,

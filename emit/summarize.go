@@ -28,6 +28,7 @@ type sumGroup struct {
 	levels     map[int]*[2]float64
 	serial     map[uint32]float64 // Ref -> wall at parallelism 1
 	rootComm   string             // the name of the group's own process
+	spin       SpinWeight
 }
 
 // NewSummarizer returns an empty Summarizer.
@@ -76,6 +77,11 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 	}
 	lv[0] += w.Wall
 	lv[1] += float64(w.Period)
+	if w.Spin {
+		sg.spin.CPU += float64(w.Period)
+		sg.spin.Wall += w.Wall
+		sg.spin.Plain += float64(w.Period) / float64(max(w.Parallelism, 1))
+	}
 	if w.Parallelism == 1 {
 		sg.serial[ref] += w.Wall
 	}
@@ -120,7 +126,7 @@ func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 			name = fmt.Sprintf("process tree of %s (pid %d, --tree)", comm, sg.key)
 		}
 		s := SummaryGroup{Name: name, Samples: sg.samples, CPU: sg.cpu, Wall: sg.wall,
-			Start: sg.start, End: sg.end, Levels: sg.levels}
+			Start: sg.start, End: sg.end, Levels: sg.levels, Spin: sg.spin}
 		if sp, ok := splits[sg.key]; ok {
 			s.Split, s.HasSplit = sp, true
 		}

@@ -28,7 +28,13 @@ type SummaryGroup struct {
 	// Split is how the group's span divided (HasSplit: the model said).
 	Split    state.Split
 	HasSplit bool
+	// Spin is the group's spin-wait samples (state.Weighted.Spin).
+	Spin SpinWeight
 }
+
+// SpinWeight is what spin-wait samples weigh: CPU, wall with the spin
+// rule, and Plain, the wall they would weigh counted as work.
+type SpinWeight struct{ CPU, Wall, Plain float64 }
 
 // TreeHint names the process tree that did most of a system-wide trace's
 // work (process scope): --tree makes it one group.
@@ -154,6 +160,10 @@ func (s *summaryPrinter) totals(g *SummaryGroup) {
 		avg = g.CPU / g.Wall
 	}
 	fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
+	if sp := g.Spin; sp.CPU > 0 {
+		fmt.Fprintf(bw, "  spin-waits: CPU %s (%.1f%%) of threads spinning while they wait: wall %s, %s counted as work (--spin=none)\n",
+			val(sp.CPU), share(sp.CPU, g.CPU), val(sp.Wall), val(sp.Plain))
+	}
 	if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
 		where := "--off-cpu adds it to the profile at the stacks that waited"
 		if o.OffCPU {

@@ -49,6 +49,10 @@ type Sample struct {
 	Period                       uint64  // CPU, in the event's unit
 	Wall                         float64 // in the event's unit
 	Window                       int32   // --split: the profile it goes to
+	// Spin: a spin-wait (state.Weighted.Spin); Parallelism then counts
+	// the spinners too, so Period/Parallelism is its wall without the
+	// spin rule.
+	Spin bool
 }
 
 // End is what the writers learn once the trace has been read.

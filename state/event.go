@@ -49,6 +49,10 @@ type Event struct {
 	// Samples: Clock says the period is CPU time in ns (cpu-clock,
 	// task-clock); HasPeriod and HasTime that the line printed them.
 	Clock, HasPeriod, HasTime bool
+	// Spin: the sample's stack shows a spin-wait (a thread that burns its
+	// CPU waiting for others). Its thread counts apart until its next
+	// sample that does not spin, switch or exit (see Weighted.Spin).
+	Spin bool
 
 	Time int64 // ns; 0 when unknown
 	// The thread the event is about (FORK, EXIT, COMM: the subject). PID
@@ -117,10 +121,18 @@ type Weighted struct {
 	// Parallelism is the number of threads of the sample's group running
 	// at its moment, its own included; 0 for the idle task (tid 0).
 	Parallelism int
-	// Par is the parallelism as the model measured it: Parallelism is
-	// it rounded. They differ only where it is estimated (no switch
-	// records: the rate estimate gives fractions).
+	// Par is the parallelism as the model measured it, what Period is
+	// divided by for wall time: Parallelism is it rounded. They differ
+	// where it is estimated (no switch records: the rate estimate gives
+	// fractions) and for Spin samples.
 	Par float64
+	// Spin: a spin-wait (Event.Spin). Spinning threads do not count in
+	// the others' parallelism; a spinning sample weighs nothing while a
+	// thread of its group that does not spin runs (Par is +Inf), and
+	// shares the moment with the other spinners when only they run.
+	// Parallelism is then every running thread of the group, spinners
+	// included (the divisor without the spin rule).
+	Spin bool
 	// Group is the key of the sample's group: 0 in workload scope, the
 	// root's pid in tree scope, else its process (its tid when the process
 	// is unknown).

@@ -1,5 +1,7 @@
 package state
 
+import "math"
+
 // This file decides running gaps (a thread taken as running from a sign of
 // life to its next one, or stopped after silence; see the package doc)
 // and releases the samples the decided gaps cover.
@@ -16,6 +18,12 @@ type runGap struct {
 	committed   bool   // records-only mode: +1 already added at segSeq
 	splitOff    bool   // the split has taken the open gap as silent
 	segBySample bool   // the open gap's sign is a sample (not an IN)
+	// spinning: its last sample was a spin-wait (Event.Spin), and no
+	// switch or exit came since. segSpin: the open gap is spinning, as
+	// the thread was when it began, or as the sample that ends it says.
+	// A spinning gap counts apart (pending.spinDiff): it does not add to
+	// the others' parallelism.
+	spinning, segSpin bool
 }
 
 // openSeg is an entry of an open-gap list (group.open, tracker.exp): th's
@@ -31,8 +39,9 @@ func (o openSeg) live() bool { return o.th.segOpen && o.th.segGen == o.gen }
 
 // pending is a queued sample and its entry of the difference array.
 type pending struct {
-	s    sample
-	diff int64 // in units of 1/parOne of a thread
+	s        sample
+	diff     int64 // in units of 1/parOne of a thread
+	spinDiff int64 // the same, of spinning threads
 }
 
 // setGap sets the silence limit once it is known (from the first sample's
@@ -145,18 +154,34 @@ func (t *tracker) compactOpen(g *group) {
 // longer exact).
 const parOne = 1 << 32
 
-// addAt adds d to the diff of sample seq s in g.
-func (g *group) addAt(s uint64, d int64) {
+// addAt adds d to the diff (spin: the spinning threads' diff) of sample
+// seq s in g.
+func (g *group) addAt(s uint64, d int64, spin bool) {
 	if s >= g.seq {
-		g.tail += d
+		if spin {
+			g.spinTail += d
+		} else {
+			g.tail += d
+		}
 		return
 	}
-	g.q[g.head+int(s-g.base)].diff += d
+	if p := &g.q[g.head+int(s-g.base)]; spin {
+		p.spinDiff += d
+	} else {
+		p.diff += d
+	}
+}
+
+// enqueue appends s to the queue with the diffs waiting for it.
+func (g *group) enqueue(s sample) {
+	g.q = append(g.q, pending{s: s, diff: g.tail, spinDiff: g.spinTail})
+	g.tail, g.spinTail = 0, 0
+	g.seq++
 }
 
 // commit adds the running thread's +1 from its gap start on, for good.
 func (t *tracker) commit(th *thread) {
-	th.g.addAt(th.segSeq, parOne)
+	th.g.addAt(th.segSeq, parOne, th.segSpin)
 	th.segOpen = false
 	th.committed = true
 }
@@ -165,7 +190,7 @@ func (t *tracker) commit(th *thread) {
 func (t *tracker) stop(th *thread, now int64, how offHow) {
 	t.closeGap(th, now)
 	t.runOff(th, now, how)
-	th.running = false
+	th.running, th.spinning = false, false
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu)
 	}
@@ -175,7 +200,7 @@ func (t *tracker) stop(th *thread, now int64, how offHow) {
 func (t *tracker) closeGap(th *thread, now int64) {
 	g := th.g
 	if th.committed {
-		g.addAt(g.seq, -parOne)
+		g.addAt(g.seq, -parOne, th.segSpin)
 		th.committed = false
 		return
 	}
@@ -189,8 +214,8 @@ func (t *tracker) closeGap(th *thread, now int64) {
 			t.stats.Bridged++ // its records were lost, not its CPU
 			// It counts for the others as much as it ran (lossRun).
 			w := int64(parOne * (float64(t.lossRun(th, th.segTime, now)) / float64(now-th.segTime)))
-			g.addAt(th.segSeq, w)
-			g.addAt(g.seq, -w)
+			g.addAt(th.segSeq, w, th.segSpin)
+			g.addAt(g.seq, -w, th.segSpin)
 			// The split took it as off since its last sign: it ran.
 			t.ranThrough(th, th.segTime, now)
 			th.splitOff = false
@@ -210,8 +235,8 @@ func (t *tracker) closeGap(th *thread, now int64) {
 		t.stats.SilentStops++
 		return // silent too long: not running in between
 	}
-	g.addAt(th.segSeq, w)
-	g.addAt(g.seq, -w)
+	g.addAt(th.segSeq, w, th.segSpin)
+	g.addAt(g.seq, -w, th.segSpin)
 }
 
 // rateMode reports the rate estimate: no switch records so far, a
@@ -241,6 +266,7 @@ func (t *tracker) start(th *thread, now int64) {
 	g := th.g
 	th.segSeq = g.seq
 	th.segTime = now
+	th.segSpin = th.spinning
 	if t.cfg.Gap == 0 {
 		t.commit(th)
 		return
@@ -287,8 +313,13 @@ func (t *tracker) drain(g *group) {
 		}
 		p := &g.q[g.head]
 		g.acc += p.diff
+		g.spinAcc += p.spinDiff
 		par := float64(g.acc)/parOne + 1
 		s := p.s
+		if s.Spin {
+			s.Running = par + float64(g.spinAcc)/parOne
+			par = spinDivisor(float64(g.acc)/parOne, float64(g.spinAcc)/parOne)
+		}
 		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
 			if len(g.marks) > 0 {
 				g.releasedSums(g.base)
@@ -313,4 +344,16 @@ func (t *tracker) drain(g *group) {
 		g.head = 0
 	}
 	t.compactOpen(g)
+}
+
+// spinDivisor is what a spinning thread's sample is divided by, with
+// others (not spinning) and spinners (besides its own) running: while
+// another thread works, spinning is waiting and weighs nothing (+Inf);
+// while only spinners run, they share the moment. Fractions (the rate
+// estimate) weigh what is left of the moment after the others' work.
+func spinDivisor(others, spinners float64) float64 {
+	if others >= 1 {
+		return math.Inf(1)
+	}
+	return (spinners + 1) / (1 - others)
 }

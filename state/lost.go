@@ -53,10 +53,8 @@ func (t *tracker) lostTime(th *thread, from, now int64) {
 	if th.segSeq >= g.base && th.segSeq < g.seq { // samples of the group in the loss
 		g.markLoss(th.segSeq, g.seq)
 	}
-	g.q = append(g.q, pending{s: sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1,
-		Period: uint64(missing), Ref: th.lastRef, Lost: true}, diff: g.tail})
-	g.tail = 0
-	g.seq++
+	g.enqueue(sample{Time: from, PID: th.pid, TID: th.tid, CPU: -1,
+		Period: uint64(missing), Ref: th.lastRef, Lost: true})
 }
 
 // lossSums are a group's samples released so far and the sum of their

@@ -258,6 +258,9 @@ func (m *Model) release(s sample, par float64, g *group) {
 	if s.Lost {
 		w.State = Lost
 	}
+	if s.Spin {
+		w.Spin, w.Parallelism = true, int(math.Round(s.Running))
+	}
 	m.ready = append(m.ready, w)
 }
 

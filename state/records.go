@@ -42,6 +42,11 @@ func (t *tracker) addSample(s sample) {
 	// The sample is a sign of life: it closes the gap before it, counts
 	// its own thread, and opens a gap covering what follows.
 	t.ownSign = true
+	if !th.committed {
+		// A clock's sample stands for the period before it: it says
+		// whether the thread spun since its last sign.
+		th.segSpin = s.Spin
+	}
 	t.closeGap(th, s.Time) // time lost before it goes to the stack before it
 	t.ownSign = false
 	t.noteSpacing(th, s.Time)
@@ -49,9 +54,8 @@ func (t *tracker) addSample(s sample) {
 		th.lastRef = s.Ref
 	}
 	g := th.g
-	g.q = append(g.q, pending{s: s, diff: g.tail})
-	g.tail = 0
-	g.seq++
+	g.enqueue(s)
+	th.spinning = s.Spin
 	t.start(th, s.Time)
 	th.segBySample = true
 	t.drain(g)
@@ -99,6 +103,7 @@ func (t *tracker) switchTask(now int64, pid, tid, cpu int, out, preempt bool, re
 			th.doubleIn = now
 		}
 		th.inAt = now
+		th.spinning = false // until a sample says it spins again
 		t.onCPU(th, cpu, now)
 		t.closeGap(th, now)
 		t.start(th, now)
@@ -243,7 +248,7 @@ func (t *tracker) add(e *Event) {
 	}
 	switch e.Kind {
 	case KindSample:
-		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})
+		t.addSample(sample{Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref, Spin: e.Spin})
 	case KindSwitch:
 		t.switchTask(e.Time, e.PID, e.TID, e.CPU, e.Out, e.Preempt, e.Ref)
 	case KindSwitchCPUWide:

@@ -13,6 +13,10 @@ type sample struct {
 	Period uint64
 	Ref    int
 	Lost   bool // a thread's CPU time whose samples were lost (lost.go)
+	Spin   bool // its stack shows a spin-wait (Event.Spin)
+	// Running is set on release of a Spin sample: the threads of its
+	// group running at its moment, spinners and its own included.
+	Running float64
 }
 
 // config sets up a tracker.
@@ -108,9 +112,11 @@ type group struct {
 	head    int
 	tail    int64 // diff for seq == g.seq (not yet enqueued)
 	acc     int64
-	open    []openSeg
-	ohead   int
-	off     offAcct
+	// The spinning threads' diffs (pending.spinDiff), apart.
+	spinTail, spinAcc int64
+	open              []openSeg
+	ohead             int
+	off               offAcct
 
 	lossSums // the released samples' sums, for losses (lost.go)
 }

@@ -20,8 +20,10 @@ type Config struct {
 	// OffCPU adds each group's time off CPU, under [blocked] and
 	// [runnable] leaves.
 	OffCPU bool
-	Scope  state.Scope
-	Tree   string // a pid or a command: the root of tree scope
+	// Spin says which samples are spin-waits (zero: the built-in list).
+	Spin  SpinRule
+	Scope state.Scope
+	Tree  string // a pid or a command: the root of tree scope
 	// Start is the Unix time of the trace's first record (zero: from
 	// perf's header, else now minus the span).
 	Start time.Time

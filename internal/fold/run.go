@@ -22,6 +22,7 @@ type Run struct {
 	win    window
 	header parse.PerfHeader // what perf's header says of the calendar
 	off    offCPU
+	spin   *spinDetector // nil: --spin=none
 	// splitWhole: a --time window the model's splits could not cut.
 	splitWhole    bool
 	warnings      []string
@@ -48,7 +49,7 @@ func New(cfg Config, in Input) (*Run, error) {
 		cfg.Filter.End = in.LastTime() // 0 on a pipe: the samples wait
 	}
 	r := &Run{cfg: cfg, in: in, sel: newSelector(cfg.Event), out: emit.New(cfg.Output),
-		fields: parse.NewFieldCheck(in.Name)}
+		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin)}
 	r.win = window{filter: &r.cfg.Filter, split: int64(cfg.Split),
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
@@ -167,6 +168,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			r.fields.Add(rec)
 		}
 		ev.Clock = r.sel.clock(rec.Event)
+		ev.Spin = r.spin != nil && r.spin.spins(rec.Frames)
 	case parse.KindSwitch, parse.KindSwitchCPUWide:
 		ev.Ref = state.OtherEvent
 		if r.cfg.OffCPU && rec.TID > 0 {

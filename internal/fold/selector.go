@@ -82,6 +82,14 @@ func (s *selector) clock(ev []byte) bool {
 // profiled sample at all (the usual names).
 func (s *selector) unitNs() bool { return s.timeBased || !s.seen }
 
+// format writes a weight of the profiled event for a message.
+func (s *selector) format(x float64) string {
+	if s.unitNs() {
+		return fmt.Sprintf("%.3f s", x/1e9)
+	}
+	return fmt.Sprintf("%.0f (%s)", x, s.event)
+}
+
 // warnings says which samples were not profiled.
 func (s *selector) warnings(offCPU bool) []string {
 	var ws []string

@@ -74,8 +74,10 @@ func (r *Run) takeCPU(w *state.Weighted) {
 	case w.Parallelism > 0:
 		wall = float64(w.Period) / float64(w.Parallelism)
 	}
+	r.spin.note(w, wall)
 	s := r.sampleOf(w)
 	s.Parallelism, s.Period, s.Wall, s.Window = w.Parallelism, w.Period, wall, r.window(w.Time)
+	s.Spin = w.Spin
 	if r.sum != nil {
 		r.sum.Add(s, r.out)
 	}
@@ -174,6 +176,9 @@ func (r *Run) outWarnings() []string {
 	}
 	if r.off.dropped > 0 {
 		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", r.sel.event, r.off.dropped))
+	}
+	if w := r.spin.warning(r.sel.format); w != "" {
+		ws = append(ws, w)
 	}
 	return append(ws, r.sel.warnings(r.cfg.OffCPU)...)
 }

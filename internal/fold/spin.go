@@ -1,0 +1,130 @@
+package fold
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+
+	"github.com/wallfold/wallfold/parse"
+	"github.com/wallfold/wallfold/state"
+)
+
+// BuiltinSpin is the spin-wait list: functions in which runtimes burn a
+// CPU while they wait for other threads' work, as they show at the
+// innermost user frame of a waiting thread's samples.
+//   - sched_yield, as glibc names it: OpenBLAS's idle workers, CUDA and
+//     other runtimes yield in a loop;
+//   - blas_thread_server: OpenBLAS's worker polling its queue between
+//     yields (while it works, a kernel is the innermost frame);
+//   - libgomp's barrier and thread-pool waits (GOMP_SPINCOUNT);
+//   - LLVM and Intel OpenMP (also under MKL): __kmp_*wait*, *yield*,
+//     *barrier*;
+//   - pthread_spin_lock.
+const BuiltinSpin = `^(__GI_)?_*sched_yield$` +
+	`|^blas_thread_server$` +
+	`|^gomp_(team_)?barrier_wait|^gomp_simple_barrier_wait|^gomp_thread_start$|^do_(spin|wait)$` +
+	`|__kmp_\w*(wait|yield|barrier)` +
+	`|^_*pthread_spin_(lock|trylock)$`
+
+// SpinRule says which samples are spin-waits: those whose innermost frame
+// outside the kernel names a function it matches. Its zero value is the
+// built-in list; "none" turns the rule off.
+type SpinRule struct {
+	re  *regexp.Regexp // nil: the built-in list
+	off bool
+}
+
+var builtinSpin = regexp.MustCompile(BuiltinSpin)
+
+// UnmarshalText reads a regular expression, or none (for flags).
+func (r *SpinRule) UnmarshalText(b []byte) error {
+	if string(b) == "none" {
+		*r = SpinRule{off: true}
+		return nil
+	}
+	re, err := regexp.Compile(string(b))
+	if err != nil {
+		return fmt.Errorf("--spin: %v (a Go regular expression matched against function names, or none)", err)
+	}
+	*r = SpinRule{re: re}
+	return nil
+}
+
+func (r SpinRule) regexp() *regexp.Regexp {
+	switch {
+	case r.off:
+		return nil
+	case r.re != nil:
+		return r.re
+	}
+	return builtinSpin
+}
+
+// spinDetector marks samples as spin-waits and counts what the rule did.
+type spinDetector struct {
+	re *regexp.Regexp
+	// byID caches the verdict on a frame by its parse.Frame ID: 0 not
+	// asked yet, 1 no, 2 yes.
+	byID []uint8
+	// Profiled spin samples: how many, their CPU, their wall with the
+	// rule and as work (period/all running threads).
+	samples          int
+	cpu, wall, plain float64
+}
+
+func newSpinDetector(rule SpinRule) *spinDetector {
+	re := rule.regexp()
+	if re == nil {
+		return nil
+	}
+	return &spinDetector{re: re}
+}
+
+var kernelDSO = []byte("[kernel")
+
+// spins reports a stack (innermost frame first, as perf prints it) whose
+// innermost frame outside the kernel is a spin-wait: the thread waits,
+// whatever system call or interrupt it is in.
+func (d *spinDetector) spins(frames []parse.Frame) bool {
+	for i := range frames {
+		f := &frames[i]
+		if bytes.HasPrefix(f.DSO, kernelDSO) {
+			continue
+		}
+		if f.ID == 0 {
+			return d.re.Match(f.Sym)
+		}
+		if int(f.ID) >= len(d.byID) {
+			d.byID = append(d.byID, make([]uint8, int(f.ID)+1-len(d.byID))...)
+		}
+		v := d.byID[f.ID]
+		if v == 0 {
+			v = 1
+			if d.re.Match(f.Sym) {
+				v = 2
+			}
+			d.byID[f.ID] = v
+		}
+		return v == 2
+	}
+	return false
+}
+
+// note counts a released profiled sample of wall weight wall.
+func (d *spinDetector) note(w *state.Weighted, wall float64) {
+	if d == nil || !w.Spin {
+		return
+	}
+	d.samples++
+	d.cpu += float64(w.Period)
+	d.wall += wall
+	d.plain += float64(w.Period) / float64(max(w.Parallelism, 1))
+}
+
+// warning says, once, how the rule changed the profile.
+func (d *spinDetector) warning(unit func(float64) string) string {
+	if d == nil || d.samples == 0 || d.plain-d.wall < 1e-9*d.plain {
+		return ""
+	}
+	return fmt.Sprintf("%d samples (CPU %s) are spin-waits (their innermost user frame matches --spin): they weigh nothing while another thread of their group works, wall %s instead of %s; the difference went to the threads that worked. --spin=none counts spinning as work", d.samples, unit(d.cpu), unit(d.wall), unit(d.plain))
+}

@@ -1,0 +1,93 @@
+package fold
+
+import (
+	"strings"
+	"testing"
+)
+
+// spinner: thread 10 works alone (serial) from 1.000 to 1.0025 s while
+// thread 11 spins in sched_yield (kernel frames innermost, as perf
+// prints a yield caught in the kernel), then both work to 1.0045 s.
+// 1 ms periods. Truth: serial 2.5 ms of wall, together 2 ms: serial's
+// samples weigh 1 ms each, the spinner's nothing.
+const spinner = `app    10     1.000000: PERF_RECORD_SWITCH IN
+worker    11     1.000000: PERF_RECORD_SWITCH IN
+app    10     1.001000:    1000000 cpu-clock:
+	            1000 serial+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.001000:    1000000 cpu-clock:
+	    ffffffff81000001 do_sched_yield+0x1 ([kernel.kallsyms])
+	    ffffffff81000002 entry_SYSCALL_64+0x1 ([kernel.kallsyms])
+	            5000 __sched_yield+0x1 (/lib/libc.so.6)
+	            4000 pool_wait+0x1 (/bin/app)
+
+app    10     1.002000:    1000000 cpu-clock:
+	            1000 serial+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.002000:    1000000 cpu-clock:
+	            5000 __sched_yield+0x1 (/lib/libc.so.6)
+	            4000 pool_wait+0x1 (/bin/app)
+
+app    10     1.003000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.003000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            5000 __sched_yield+0x1 (/lib/libc.so.6)
+
+app    10     1.004000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            2000 main+0x1 (/bin/app)
+
+worker    11     1.004000:    1000000 cpu-clock:
+	            3000 together+0x1 (/bin/app)
+	            5000 __sched_yield+0x1 (/lib/libc.so.6)
+
+app    10     1.004500: PERF_RECORD_SWITCH OUT
+worker    11     1.004500: PERF_RECORD_SWITCH OUT
+`
+
+// plain is spinner with spinning as work: everything at parallelism 2.
+const plain = "app;main;serial 1000000\napp;main;together 1000000\nworker;__sched_yield;together 1000000\nworker;pool_wait;__sched_yield 500000\nworker;pool_wait;__sched_yield;entry_SYSCALL_64;do_sched_yield 500000\n"
+
+// TestSpinRule: the built-in list finds the yield by the innermost user
+// frame (a stack with sched_yield deeper down is work); --spin=REGEX
+// replaces the list; none counts spinning as work.
+func TestSpinRule(t *testing.T) {
+	rule := func(s string) SpinRule {
+		var r SpinRule
+		if err := r.UnmarshalText([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		name string
+		spin SpinRule
+		want string
+		warn bool
+	}{
+		{"builtin", SpinRule{}, "app;main;serial 2000000\napp;main;together 1000000\nworker;__sched_yield;together 1000000\n", true},
+		// the innermost user frame only: pool_wait is never it
+		{"regex", rule("^pool_wait$"), plain, false},
+		{"none", rule("none"), plain, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, err := runText(t, spinner, Config{Spin: tt.spin})
+			// the folded lines with weight 0 are dropped
+			if err != nil || out != tt.want {
+				t.Errorf("got (%v)\n%s\nwant\n%s", err, out, tt.want)
+			}
+			if got := strings.Contains(stderr, "spin-waits"); got != tt.warn {
+				t.Errorf("spin warning %v, want %v: %q", got, tt.warn, stderr)
+			}
+		})
+	}
+	var r SpinRule
+	if err := r.UnmarshalText([]byte("(")); err == nil || !strings.Contains(err.Error(), "--spin") {
+		t.Errorf("bad regex: %v", err)
+	}
+}
