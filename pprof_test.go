@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -203,5 +207,155 @@ func TestEmptyPprof(t *testing.T) {
 	p := writeProfile(t, writeTrace(t, "empty.txt", nil))
 	if len(p.Sample) != 0 || p.SampleType[2].Type != "wall" || p.DefaultSampleType != "wall" {
 		t.Errorf("samples %d, types %v, default %q", len(p.Sample), p.SampleType, p.DefaultSampleType)
+	}
+}
+
+// reuseStacks are call chains (leaf first, as perf prints them) that put
+// two names at one address of one DSO: JIT code in perf-PID.map reusing
+// an address (oldFunction, newFunction), a rebuilt binary (caller_v1,
+// caller_v2 at 0x1250, not the leaf), two inline chains at one address
+// (helper_a, helper_b in outer), and two symbols that name one function
+// (Foo::bar's overloads: one Location). PID stands for the pid.
+var reuseStacks = map[string][]string{
+	"old":    {"7f00001000 oldFunction+0x0 (/tmp/perf-PID.map)", "1230 main+0x9 (/usr/bin/app)"},
+	"new":    {"7f00001000 newFunction+0x0 (/tmp/perf-PID.map)", "1230 main+0x9 (/usr/bin/app)"},
+	"v1":     {"1300 leaf+0x10 (/usr/bin/app)", "1250 caller_v1+0x5 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+	"v2":     {"1300 leaf+0x10 (/usr/bin/app)", "1250 caller_v2+0x5 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+	"inlA":   {"1400 helper_a (inlined)", "1400 outer+0x20 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+	"inlB":   {"1400 helper_b (inlined)", "1400 outer+0x20 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+	"barInt": {"1500 Foo::bar(int)+0x4 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+	"barLng": {"1500 Foo::bar(long)+0x4 (/usr/bin/app)", "1230 main+0x9 (/usr/bin/app)"},
+}
+
+// reuseOrder is the order of the samples of each process: the old name
+// first, the new one, then the old one again.
+var reuseOrder = []string{"old", "new", "new", "v1", "v2", "v2", "inlA", "inlB", "inlB", "barInt", "barLng", "old", "new"}
+
+// reuseTrace writes reuseOrder's samples, 1 ms apart, of process java
+// (pid 123; comm java makes wallfold tidy Java names and key frames by
+// text) and then of process app (pid 200: frames cached by number), one
+// thread each.
+func reuseTrace(t *testing.T) string {
+	r := &rv{}
+	us := int64(1000)
+	for _, proc := range []struct {
+		comm string
+		pid  int
+	}{{"java", 123}, {"app", 200}} {
+		for _, name := range reuseOrder {
+			r.head(proc.comm, proc.pid, proc.pid, 0, us)
+			r.b.WriteString("   1000000 cpu-clock: \n")
+			for _, fr := range reuseStacks[name] {
+				fmt.Fprintf(&r.b, "\t%16s\n", strings.ReplaceAll(fr, "PID", strconv.Itoa(proc.pid)))
+			}
+			r.b.WriteString("\n")
+			us += 1000
+		}
+	}
+	return r.file(t)
+}
+
+// funcTimes is each function's flat (as the leaf) and cum (anywhere in
+// the stack, once per stack) weight.
+type funcTimes struct{ flat, cum map[string]int64 }
+
+func newFuncTimes() funcTimes { return funcTimes{map[string]int64{}, map[string]int64{}} }
+
+// add counts a stack (leaf first) of weight w.
+func (ft funcTimes) add(stack []string, w int64) {
+	ft.flat[stack[0]] += w
+	seen := map[string]bool{}
+	for _, fn := range stack {
+		if !seen[fn] {
+			seen[fn] = true
+			ft.cum[fn] += w
+		}
+	}
+}
+
+// pprofFuncTimes is funcTimes of sample type idx of p, as pprof -top
+// counts them.
+func pprofFuncTimes(p *profile.Profile, idx int) funcTimes {
+	ft := newFuncTimes()
+	for _, s := range p.Sample {
+		var stack []string
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				stack = append(stack, ln.Function.Name)
+			}
+		}
+		ft.add(stack, s.Value[idx])
+	}
+	return ft
+}
+
+// foldedFuncTimes is funcTimes of folded output, its root (the comm) left
+// out.
+func foldedFuncTimes(f folded) funcTimes {
+	ft := newFuncTimes()
+	for st, n := range f.lines {
+		frames := strings.Split(st, ";")[1:]
+		slices.Reverse(frames)
+		ft.add(frames, int64(n))
+	}
+	return ft
+}
+
+// One address under two names is two Locations, each with its own
+// samples; one name (or inline chain) at one address is one Location.
+// pprof's flat and cum times per function equal the folded output's and
+// a count of the trace's samples (1 ms each, one thread at a time).
+func TestPprofAddressReuse(t *testing.T) {
+	path := reuseTrace(t)
+	p := writeProfile(t, path)
+	got := pprofFuncTimes(p, sampleIndex(t, p, "wall"))
+	fromFolded := foldedFuncTimes(foldedOf(t, path))
+	want := newFuncTimes()
+	for range 2 { // java, app
+		for _, name := range reuseOrder {
+			var stack []string
+			for _, fr := range reuseStacks[name] {
+				fn, _, _ := strings.Cut(strings.Fields(fr)[1], "+") // no offset
+				fn, _, _ = strings.Cut(fn, "(")                     // no arguments
+				stack = append(stack, fn)
+			}
+			want.add(stack, 1e6)
+		}
+	}
+	for _, c := range []struct {
+		what      string
+		got, want map[string]int64
+	}{
+		{"pprof flat vs folded", got.flat, fromFolded.flat}, {"pprof cum vs folded", got.cum, fromFolded.cum},
+		{"pprof flat vs count", got.flat, want.flat}, {"pprof cum vs count", got.cum, want.cum},
+	} {
+		if !maps.Equal(c.got, c.want) {
+			t.Errorf("%s:\n got %v\nwant %v", c.what, c.got, c.want)
+		}
+	}
+	// Locations per (DSO, address), and their lines (leaf first).
+	locs := map[string][]string{}
+	for _, l := range p.Location {
+		var lines []string
+		for _, ln := range l.Line {
+			lines = append(lines, ln.Function.Name)
+		}
+		k := fmt.Sprintf("%s %#x", l.Mapping.File, l.Address)
+		locs[k] = append(locs[k], strings.Join(lines, "<"))
+	}
+	for k := range locs {
+		slices.Sort(locs[k])
+	}
+	wantLocs := map[string][]string{
+		"/tmp/perf-123.map 0x7f00001000": {"newFunction", "oldFunction"},
+		"/tmp/perf-200.map 0x7f00001000": {"newFunction", "oldFunction"},
+		"/usr/bin/app 0x1230":            {"main"},
+		"/usr/bin/app 0x1250":            {"caller_v1", "caller_v2"},
+		"/usr/bin/app 0x1300":            {"leaf"},
+		"/usr/bin/app 0x1400":            {"helper_a<outer", "helper_b<outer"},
+		"/usr/bin/app 0x1500":            {"Foo::bar"},
+	}
+	if !maps.EqualFunc(locs, wantLocs, slices.Equal) {
+		t.Errorf("locations:\n got %v\nwant %v", locs, wantLocs)
 	}
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // Profile gathers samples for a pprof profile: one Mapping per DSO,
-// Locations keyed by (mapping, address), Functions keyed by name, perf's
-// "(inlined)" frames as extra Lines of the Location they were inlined
-// into. Samples with the same stack and labels are merged.
+// Locations keyed by (mapping, address, functions), Functions keyed by
+// name, perf's "(inlined)" frames as extra Lines of the Location they
+// were inlined into. Samples with the same stack and labels are merged.
 type Profile struct {
 	names  NameOptions
 	labels Labels
@@ -18,8 +18,12 @@ type Profile struct {
 	mapList  []*profile.Mapping
 	funcs    map[string]*profile.Function
 	funcList []*profile.Function
-	locs     map[locKey]*profile.Location
+	locs     map[locKey]*profile.Location // the last made at each (mapping, address)
 	locList  []*profile.Location
+	// sameAddr links the Locations of one (mapping, address) that differ
+	// in their functions, by index in locList: the one made before,
+	// index + 1; 0 if none.
+	sameAddr []uint32
 
 	frameLoc map[string]*profile.Location // raw frame run -> location
 	stacks   seqSet                       // location indices, outermost first
@@ -28,8 +32,7 @@ type Profile struct {
 	samples  map[sampleKey]sampleVal
 	idsBuf   []uint32
 	keyBuf   []byte
-	namesBuf []string
-	nameEnds []int
+	runBuf   runScratch
 
 	// locByID caches location's answer for a run of one frame by
 	// parse.Frame.ID (Java tidying aside): most runs are one frame.
@@ -39,6 +42,14 @@ type Profile struct {
 	// ([blocked], [runnable]), by name.
 	pseudo map[string]uint32
 	states []string // state label values by sampleKey.state (0: none)
+}
+
+// runScratch is newLocation's reused memory: a run's names, where each
+// frame's names end, and their functions (leaf first).
+type runScratch struct {
+	names []string
+	ends  []int
+	fns   []*profile.Function
 }
 
 type locCache struct {

@@ -80,7 +80,7 @@ func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(w
 	// samples are the peak of a pprof run's memory).
 	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
-	p.keyBuf, p.idsBuf, p.namesBuf, p.nameEnds = nil, nil, nil, nil
+	p.keyBuf, p.idsBuf, p.runBuf, p.sameAddr = nil, nil, runScratch{}, nil
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {
 		a, b := x.k, y.k

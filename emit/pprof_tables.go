@@ -88,9 +88,9 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 }
 
 // locationByAddr is location for a run of one frame that has an ID:
-// the Location of its (mapping, address), without frameLoc (whose keys
-// cost memory and time, and which locByID stands in for). ok is false
-// when location itself must answer: address 0 (each key its own
+// the Location of its (mapping, address, function), without frameLoc
+// (whose keys cost memory and time, and which locByID stands in for). ok
+// is false when location itself must answer: address 0 (each key its own
 // Location) or an inlined frame.
 func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Location, ok bool) {
 	if f := &run[0]; f.Inlined || parseHex(f.Addr) == 0 {
@@ -99,21 +99,36 @@ func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Loc
 	return p.newLocation(run, java), true
 }
 
-// newLocation returns the Location of (mapping, address) of a run of
-// frames, made from the run if there is none (or the address is 0); nil
-// if the run names nothing (as the folded output drops such frames,
-// whatever else shares their address).
+// newLocation returns the Location of (mapping, address, functions) of a
+// run of frames, made from the run if there is none (or the address is
+// 0); nil if the run names nothing (as the folded output drops such
+// frames, whatever else shares their address). The functions count
+// because one address can hold two symbols (JIT code in a perf-PID.map
+// reusing addresses, a rebuilt binary): found by address alone, every
+// sample there went to the name seen first.
 func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
 	// The names first: a run that names nothing has no Location.
-	names, ends := p.namesBuf[:0], p.nameEnds[:0]
+	names, ends := p.runBuf.names[:0], p.runBuf.ends[:0]
 	for i := range run {
 		names = FrameNames(names, &run[i], java, p.names)
 		ends = append(ends, len(names))
 	}
-	p.namesBuf, p.nameEnds = names, ends
+	p.runBuf.names, p.runBuf.ends = names, ends
 	if len(names) == 0 {
 		return nil
 	}
+	// Lines are leaf first; the last is the function the others were
+	// inlined into.
+	fns := p.runBuf.fns[:0]
+	start := 0
+	for i, end := range ends {
+		// "A->B->C" chains are root first: B and C are inlined into A.
+		for j := end - 1; j >= start; j-- {
+			fns = append(fns, p.function(names[j], run[i].Sym))
+		}
+		start = end
+	}
+	p.runBuf.fns = fns
 	real := &run[len(run)-1]
 	dso := string(real.DSO)
 	if real.Inlined {
@@ -122,25 +137,50 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
 	m := p.mapping(dso)
 	addr := parseHex(real.Addr)
 	lk := locKey{m, addr}
-	loc := p.locs[lk]
-	if loc == nil || addr == 0 {
-		loc = &profile.Location{ID: uint64(len(p.locList) + 1), Mapping: m, Address: addr}
-		// Lines are leaf first; the last is the function the others were
-		// inlined into.
-		start := 0
-		for i, end := range ends {
-			// "A->B->C" chains are root first: B and C are inlined into A.
-			for j := end - 1; j >= start; j-- {
-				loc.Line = append(loc.Line, profile.Line{Function: p.function(names[j], run[i].Sym)})
+	last := p.locs[lk]
+	if addr != 0 {
+		for loc := last; loc != nil; loc = p.madeBefore(loc) {
+			if sameFunctions(loc.Line, fns) {
+				return loc
 			}
-			start = end
 		}
-		p.locList = append(p.locList, loc)
-		if addr != 0 {
-			p.locs[lk] = loc
+	}
+	loc := &profile.Location{ID: uint64(len(p.locList) + 1), Mapping: m, Address: addr,
+		Line: make([]profile.Line, len(fns))}
+	for i, f := range fns {
+		loc.Line[i] = profile.Line{Function: f}
+	}
+	p.locList = append(p.locList, loc)
+	if addr != 0 {
+		p.locs[lk] = loc
+		if last != nil {
+			p.sameAddr = append(p.sameAddr, make([]uint32, len(p.locList)-len(p.sameAddr))...)
+			p.sameAddr[loc.ID-1] = uint32(last.ID)
 		}
 	}
 	return loc
+}
+
+// madeBefore is the Location made before loc at its (mapping, address),
+// nil if none.
+func (p *Profile) madeBefore(loc *profile.Location) *profile.Location {
+	if i := loc.ID - 1; i < uint64(len(p.sameAddr)) && p.sameAddr[i] != 0 {
+		return p.locList[p.sameAddr[i]-1]
+	}
+	return nil
+}
+
+// sameFunctions tells whether lines are the functions fns, in order.
+func sameFunctions(lines []profile.Line, fns []*profile.Function) bool {
+	if len(lines) != len(fns) {
+		return false
+	}
+	for i, ln := range lines {
+		if ln.Function != fns[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Profile) mapping(dso string) *profile.Mapping {

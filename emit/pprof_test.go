@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -156,7 +157,7 @@ func TestPprofKnownProfile(t *testing.T) {
 }
 
 // checkTables: one Function per name, one Location per (mapping,
-// address), the inlined frame a second Line of its Location, pseudo
+// address, functions), the inlined frame a second Line of its Location, pseudo
 // leaves without code, the program's mapping first, ids = positions + 1.
 func checkTables(t *testing.T, pr *profile.Profile) {
 	t.Helper()
@@ -285,5 +286,67 @@ func TestPprofWindows(t *testing.T) {
 	empty := roundTrip(t, emit.NewProfile(emit.NameOptions{}, emit.DefaultLabels).Build(meta(0)))
 	if len(empty.Sample) != 0 || len(empty.SampleType) != 3 {
 		t.Errorf("empty: %d samples, %d types", len(empty.Sample), len(empty.SampleType))
+	}
+}
+
+// TestPprofOneAddressTwoNames: two names at one address of one DSO (JIT
+// code reusing an address; a rebuilt binary) are two Locations, each
+// with its own samples, and so are two inline chains at one address; one
+// name (or chain) at one address is one Location, whichever way its frame
+// is looked up: by frame ID, by text (ID 0), or as a Java frame.
+func TestPprofOneAddressTwoNames(t *testing.T) {
+	p := emit.NewProfile(emit.NameOptions{}, emit.Labels{Comm: true})
+	app := p.Comm([]byte("app"))
+	jit := func(sym string, id uint32) parse.Frame {
+		f := pframe("7f0000001000", sym, "/tmp/perf-1.map")
+		f.ID = id
+		return f
+	}
+	inl := func(helper string, id uint32) []parse.Frame {
+		outer := pframe("401020", "outer", "/bin/app")
+		outer.ID = id
+		return []parse.Frame{{Addr: []byte("401020"), Sym: []byte(helper), Inlined: true}, outer}
+	}
+	for _, s := range []struct {
+		frames []parse.Frame
+		java   bool
+		period uint64
+	}{
+		{[]parse.Frame{jit("oldFunction", 1)}, false, 1},
+		{[]parse.Frame{jit("newFunction", 2)}, false, 2},
+		{[]parse.Frame{jit("oldFunction", 3)}, false, 4}, // other text, same frame
+		{[]parse.Frame{jit("oldFunction", 0)}, false, 8}, // no ID: by text
+		{[]parse.Frame{jit("newFunction", 0)}, true, 16},
+		{inl("helper_a", 0), false, 32},
+		{inl("helper_b", 0), false, 64},
+		{inl("helper_a", 0), false, 128},
+	} {
+		p.Add(0, p.Stack(s.frames, s.java), app, 1, 1, 1, s.period, float64(s.period))
+	}
+	pr := roundTrip(t, p.Build(emit.Meta{Event: "cpu-clock", TimeBased: true}))
+	checkSamples(t, pr, map[string][]int64{
+		"comm=app | oldFunction":    {3, 13, 13},
+		"comm=app | newFunction":    {2, 18, 18},
+		"comm=app | helper_a;outer": {2, 160, 160},
+		"comm=app | helper_b;outer": {1, 64, 64},
+	})
+	locs := map[string][]string{}
+	for _, l := range pr.Location {
+		var names []string
+		for _, ln := range l.Line {
+			names = append(names, ln.Function.Name)
+		}
+		k := fmt.Sprintf("%s %#x", l.Mapping.File, l.Address)
+		locs[k] = append(locs[k], strings.Join(names, ","))
+	}
+	for k := range locs {
+		slices.Sort(locs[k])
+	}
+	want := map[string][]string{
+		"/tmp/perf-1.map 0x7f0000001000": {"newFunction", "oldFunction"},
+		"/bin/app 0x401020":              {"helper_a,outer", "helper_b,outer"},
+	}
+	if !maps.EqualFunc(locs, want, slices.Equal) {
+		t.Errorf("locations %q, want %q", locs, want)
 	}
 }
