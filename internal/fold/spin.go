@@ -20,14 +20,21 @@ import (
 //   - LLVM and Intel OpenMP (also under MKL): __kmp_*wait*, *yield*,
 //     *barrier*;
 //   - pthread_spin_lock.
+//
+// Debian's libgomp and OpenBLAS have no symbols for their internal
+// functions: their waits are [libgomp.so.1.0.0] and
+// [libopenblasp-r0.3.21.so] (measured: with OPENBLAS_THREAD_TIMEOUT=4,
+// which puts the worker to sleep at once, no sample of the worker ends
+// in an unnamed OpenBLAS function; their work is in named kernels).
 const BuiltinSpin = `^(__GI_)?_*sched_yield$` +
-	`|^blas_thread_server$` +
-	`|^gomp_(team_)?barrier_wait|^gomp_simple_barrier_wait|^gomp_thread_start$|^do_(spin|wait)$` +
+	`|^blas_thread_server$|^\[libopenblas[^\]]*\]$` +
+	`|^gomp_(team_)?barrier_wait|^gomp_simple_barrier_wait|^do_(spin|wait)$|^\[libgomp[^\]]*\]$` +
 	`|__kmp_\w*(wait|yield|barrier)` +
 	`|^_*pthread_spin_(lock|trylock)$`
 
 // SpinRule says which samples are spin-waits: those whose innermost frame
-// outside the kernel names a function it matches. Its zero value is the
+// outside the kernel names a function it matches, by its name as the
+// output writes it (an unknown symbol as [dso], the DSO's base name). Its zero value is the
 // built-in list; "none" turns the rule off.
 type SpinRule struct {
 	re  *regexp.Regexp // nil: the built-in list
@@ -66,6 +73,7 @@ type spinDetector struct {
 	// byID caches the verdict on a frame by its parse.Frame ID: 0 not
 	// asked yet, 1 no, 2 yes.
 	byID []uint8
+	name []byte // scratch: an unknown symbol's [dso]
 	// Profiled spin samples: how many, their CPU, their wall with the
 	// rule and as work (period/all running threads).
 	samples          int
@@ -92,7 +100,7 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 			continue
 		}
 		if f.ID == 0 {
-			return d.re.Match(f.Sym)
+			return d.match(f)
 		}
 		if int(f.ID) >= len(d.byID) {
 			d.byID = append(d.byID, make([]uint8, int(f.ID)+1-len(d.byID))...)
@@ -100,7 +108,7 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 		v := d.byID[f.ID]
 		if v == 0 {
 			v = 1
-			if d.re.Match(f.Sym) {
+			if d.match(f) {
 				v = 2
 			}
 			d.byID[f.ID] = v
@@ -108,6 +116,21 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 		return v == 2
 	}
 	return false
+}
+
+var unknownSym = []byte("[unknown]")
+
+// match matches a frame's name; an unknown symbol is named [dso].
+func (d *spinDetector) match(f *parse.Frame) bool {
+	if len(f.Sym) > 0 && !bytes.Equal(f.Sym, unknownSym) {
+		return d.re.Match(f.Sym)
+	}
+	if len(f.DSO) == 0 {
+		return false
+	}
+	dso := f.DSO[bytes.LastIndexByte(f.DSO, '/')+1:]
+	d.name = append(append(append(d.name[:0], '['), dso...), ']')
+	return d.re.Match(d.name)
 }
 
 // note counts a released profiled sample of wall weight wall.
