@@ -1,12 +1,14 @@
 package parse
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +33,36 @@ func perf7Text(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// stacksByText splits perf script text into its samples' stacks with no
+// parser of the package: a sample is a line with " cpu-clock:" up to the
+// blank line, each frame the text after the address of a tab-indented
+// line ("spin_for+0x44 (/tmp/p7w/writers)"), leaf first.
+func stacksByText(text []byte) [][]string {
+	var out [][]string
+	var cur []string
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "\t") && in:
+			f := strings.Fields(line)
+			cur = append(cur, strings.Join(f[1:], " "))
+		case strings.Contains(line, " cpu-clock:"):
+			if in {
+				out = append(out, cur)
+			}
+			cur, in = []string{}, true
+		case strings.TrimSpace(line) == "" && in:
+			out, cur, in = append(out, cur), nil, false
+		}
+	}
+	if in {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // readStacks reads text with the Reader and returns its samples' frames
@@ -61,6 +93,91 @@ func readStacks(t *testing.T, text []byte, concurrent bool) (stacks [][]string, 
 		t.Fatal(r.Err())
 	}
 	return stacks, recs
+}
+
+// countRuns counts the samples whose stack has frame n times in a row.
+func countRuns(stacks [][]string, frame string, n int) int {
+	c := 0
+	for _, s := range stacks {
+		if strings.Contains("\n"+strings.Join(s, "\n")+"\n", strings.Repeat("\n"+frame, n)+"\n") {
+			c++
+		}
+	}
+	return c
+}
+
+// TestPerf7InlineEcho: perf 7 prints the first user frame of a sample in
+// __GI___libc_write or __GI___pthread_disable_asynccancel twice; the
+// Reader gives each sample the frames perf 6.1 printed for it, and keeps
+// real recursion (recurse+0x10 three times in a row, fib's leaf at its own
+// call's return address) as it is.
+func TestPerf7InlineEcho(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		twice       string // a frame perf 7 prints twice in a row
+		recursion   string // a frame that real recursion repeats...
+		recursionN  int    // ...this many times in a row
+		wantSamples int
+	}{
+		{"writers", "__GI___libc_write+0x4f (/usr/lib/x86_64-linux-gnu/libc.so.6)", "recurse+0x10 (/tmp/p7w/writers)", 3, 649},
+		{"fib", "", "fib+0x29 (/tmp/p7w/fib)", 4, 501},
+	} {
+		truth := stacksByText(perf7Text(t, tt.name+".perf61.txt.gz"))
+		raw := stacksByText(perf7Text(t, tt.name+".perf7.txt.gz"))
+		if len(truth) != tt.wantSamples || len(raw) != tt.wantSamples {
+			t.Fatalf("%s: %d samples in perf 6.1's text, %d in perf 7's, want %d", tt.name, len(truth), len(raw), tt.wantSamples)
+		}
+		// The texts show what the test is about.
+		if tt.twice != "" && (countRuns(raw, tt.twice, 2) == 0 || countRuns(truth, tt.twice, 2) != 0) {
+			t.Fatalf("%s: %q twice in a row: %d samples in perf 7's text, %d in perf 6.1's", tt.name, tt.twice,
+				countRuns(raw, tt.twice, 2), countRuns(truth, tt.twice, 2))
+		}
+		if n := countRuns(truth, tt.recursion, tt.recursionN); n == 0 {
+			t.Fatalf("%s: no sample of perf 6.1's text has %q %d times in a row", tt.name, tt.recursion, tt.recursionN)
+		}
+		for _, concurrent := range []bool{false, true} {
+			got, _ := readStacks(t, perf7Text(t, tt.name+".perf7.txt.gz"), concurrent)
+			if len(got) != len(truth) {
+				t.Fatalf("%s (concurrent %v): %d samples, want %d", tt.name, concurrent, len(got), len(truth))
+			}
+			bad := 0
+			for i := range truth {
+				if !reflect.DeepEqual(got[i], truth[i]) {
+					if bad++; bad <= 3 {
+						t.Errorf("%s (concurrent %v): sample %d:\n got  %q\n want %q (perf 6.1)", tt.name, concurrent, i, got[i], truth[i])
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s (concurrent %v): %d of %d samples differ from perf 6.1's", tt.name, concurrent, bad, len(truth))
+			}
+		}
+	}
+}
+
+// TestPerf7FibLeafAtReturnSite: fib's recursion caught at its own call's
+// return address prints the leaf's address twice in perf 6.1's text too:
+// a real frame, kept.
+func TestPerf7FibLeafAtReturnSite(t *testing.T) {
+	leafPairs := 0
+	for _, s := range stacksByText(perf7Text(t, "fib.perf61.txt.gz")) {
+		if len(s) > 1 && s[0] == s[1] {
+			leafPairs++
+		}
+	}
+	if leafPairs == 0 {
+		t.Fatal("no sample of fib.perf61 has its leaf twice: the case is not in the text")
+	}
+	got, _ := readStacks(t, perf7Text(t, "fib.perf7.txt.gz"), false)
+	kept := 0
+	for _, s := range got {
+		if len(s) > 1 && s[0] == s[1] {
+			kept++
+		}
+	}
+	if kept != leafPairs {
+		t.Errorf("%d samples keep their leaf twice, perf 6.1 has %d", kept, leafPairs)
+	}
 }
 
 // TestPerf7MiscColumn: perf script -F +misc,+flags prints a column
@@ -139,4 +256,44 @@ func TestReaderMiscHeaders(t *testing.T) {
 				fr{"ffffffff82252cd7", "exc_page_fault", "0xd7", "[kernel.kallsyms]", false})},
 		},
 	})
+}
+
+// TestDropInlineEcho: which repeated frames go (the first user frame's
+// copy) and which stay.
+func TestDropInlineEcho(t *testing.T) {
+	k1 := Frame{Addr: []byte("ffffffff8224d141"), Sym: []byte("do_syscall_64"), Off: []byte("0x71"), DSO: []byte("[kernel.kallsyms]")}
+	w := Frame{Addr: []byte("7f88d37f938f"), Sym: []byte("__GI___libc_write"), Off: []byte("0x4f"), DSO: []byte("libc.so.6")}
+	c := Frame{Addr: []byte("55ff8128d36d"), Sym: []byte("worker"), Off: []byte("0x57"), DSO: []byte("writers")}
+	r := Frame{Addr: []byte("55ff8128d2fb"), Sym: []byte("recurse"), Off: []byte("0x10"), DSO: []byte("writers")}
+	r2 := Frame{Addr: []byte("55ff8128d314"), Sym: []byte("recurse"), Off: []byte("0x29"), DSO: []byte("writers")}
+	unk := Frame{Addr: []byte("0"), Sym: []byte("[unknown]"), DSO: []byte("[unknown]")}
+	inl := Frame{Addr: []byte("7f88d37f938f"), Sym: []byte("write_nocancel"), DSO: []byte("inlined"), Inlined: true}
+	syms := func(fs []Frame) string {
+		var s []string
+		for _, f := range fs {
+			s = append(s, string(f.Sym))
+		}
+		return strings.Join(s, ";")
+	}
+	for _, tt := range []struct {
+		name string
+		in   []Frame
+		want string
+	}{
+		{"leaf twice", []Frame{w, w, c}, "__GI___libc_write;worker"},
+		{"after the kernel's frames", []Frame{k1, w, w, c}, "do_syscall_64;__GI___libc_write;worker"},
+		{"after inlined entries at its address", []Frame{k1, inl, w, w, c}, "do_syscall_64;write_nocancel;__GI___libc_write;worker"},
+		{"alone", []Frame{w, w}, "__GI___libc_write"},
+		{"recursion at one call site, below the leaf", []Frame{r2, r, r, r, c}, "recurse;recurse;recurse;recurse;worker"},
+		{"leaf at its own return address, caller the same function", []Frame{r, r, r2, c}, "recurse;recurse;recurse;worker"},
+		{"no symbol", []Frame{unk, unk, c}, "[unknown];[unknown];worker"},
+		{"a kernel frame twice", []Frame{k1, k1, w, c}, "do_syscall_64;do_syscall_64;__GI___libc_write;worker"},
+		{"other frames", []Frame{w, c, c}, "__GI___libc_write;worker;worker"},
+		{"empty", nil, ""},
+	} {
+		in := append([]Frame(nil), tt.in...)
+		if got := syms(dropInlineEcho(in)); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
 }
