@@ -2,9 +2,9 @@ package main
 
 // perf 7.x text (testdata/perf7/README.md): the same perf.data scripted by
 // perf 7.2 and by perf 6.1, whose text is the truth for what perf 7's
-// means. perf 7 prints a user frame twice where the debug info has a
-// function inlined into itself, and -F +misc adds a column before the
-// time.
+// means. perf 7 names a thread's records after its EXIT ":TID", prints
+// a user frame twice where the debug info has a function inlined into
+// itself, and -F +misc adds a column before the time.
 
 import (
 	"bufio"
@@ -56,6 +56,61 @@ func perf7Samples(t *testing.T, name string) []textSample {
 		}
 	}
 	return out
+}
+
+var placeholderRoot = regexp.MustCompile(`^:-?\d+$`)
+
+// rootTotals sums a folded profile's weights by root.
+func rootTotals(f folded) map[string]uint64 {
+	m := map[string]uint64{}
+	for st, n := range f.lines {
+		root, _, _ := strings.Cut(st, ";")
+		m[root] += n
+	}
+	return m
+}
+
+// TestPerf7ThreadNames: a build's processes exit with samples after their
+// EXIT that perf 7 names ":TID"; wallfold names them as perf 6.1 did (the
+// thread's last name): the CPU time under each root is the sum of the
+// periods of perf 6.1's samples of that comm, no root and no process of
+// the summary is called ":TID", and the text with -F +misc gives the same.
+func TestPerf7ThreadNames(t *testing.T) {
+	truth := map[string]uint64{}
+	for _, s := range perf7Samples(t, "build.perf61.txt.gz") {
+		truth[s.comm] += s.period
+	}
+	placeholders := 0
+	for _, s := range perf7Samples(t, "build.perf7.txt.gz") {
+		if placeholderRoot.MatchString(s.comm) {
+			placeholders++
+		}
+	}
+	if placeholders != 11 {
+		t.Fatalf("build.perf7 has %d samples named :TID, want the 11 of the README", placeholders)
+	}
+	for _, name := range []string{"build.perf7.txt.gz", "build.perf7.misc.txt.gz"} {
+		got := rootTotals(foldedOf(t, "--weight=cpu", perf7Trace(name)))
+		for root, n := range got {
+			if truth[root] != n {
+				t.Errorf("%s: root %s: %d ns of CPU time, perf 6.1's samples of %s: %d", name, root, n, root, truth[root])
+			}
+		}
+		for comm, n := range truth {
+			if _, ok := got[comm]; !ok {
+				t.Errorf("%s: no root %s (%d ns in perf 6.1's samples)", name, comm, n)
+			}
+		}
+		for root := range rootTotals(foldedOf(t, perf7Trace(name))) {
+			if placeholderRoot.MatchString(root) {
+				t.Errorf("%s: a wall profile's root is %s", name, root)
+			}
+		}
+		sum := mustRun(t, "-q", "-f", "summary", "--scope=process", perf7Trace(name))
+		if i := strings.Index(sum, "process :"); i >= 0 {
+			t.Errorf("%s: the summary names a process by its tid: %q", name, sum[i:min(len(sum), i+40)])
+		}
+	}
 }
 
 // TestPerf7DoubledFrames: a program whose threads write(2) in a loop and

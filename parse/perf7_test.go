@@ -297,3 +297,28 @@ func TestDropInlineEcho(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholderComm: perf's ":TID" for a thread it has no name for.
+func TestPlaceholderComm(t *testing.T) {
+	for _, tt := range []struct {
+		comm      string
+		tid       int
+		is, looks bool
+	}{
+		{":22580", 22580, true, true},
+		{":22580", 22581, false, true},
+		{":-1", -1, true, true},
+		{":24152", 0, false, true},
+		{"cc1", 22580, false, false},
+		{":", 0, false, false},
+		{"kworker/0:1", 0, false, false},
+		{":x1", 1, false, false},
+	} {
+		if got := IsPlaceholderComm([]byte(tt.comm), tt.tid); got != tt.is {
+			t.Errorf("IsPlaceholderComm(%q, %d) = %v", tt.comm, tt.tid, got)
+		}
+		if got := LooksPlaceholderComm([]byte(tt.comm)); got != tt.looks {
+			t.Errorf("LooksPlaceholderComm(%q) = %v", tt.comm, got)
+		}
+	}
+}
