@@ -228,9 +228,9 @@ func (h *header) timedPrefix(line []byte) (after int, found bool) {
 }
 
 // isMiscTok reports the word perf script -F +misc prints between the
-// tid (or cpu) and the time: the record's misc flags as letters (K
-// kernel, U user, S switch out, Sp preempted, E exec, M data mmap; up to
-// 6 wide), blank when it has none.
+// tid (or cpu) and the time: the record's misc flags as letters (seen
+// from perf 7.2: K kernel, U user, S switch out, Sp preempted, E exec),
+// blank when it has none. Up to 6 letters are taken for one.
 func isMiscTok(tok []byte) bool {
 	if len(tok) == 0 || len(tok) > 6 {
 		return false

@@ -98,3 +98,21 @@ func TestThreadNamesNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations per two records", allocs)
 	}
 }
+
+// BenchmarkThreadNames: the per-record cost, records of 3 and of 200
+// threads in turn.
+func BenchmarkThreadNames(b *testing.B) {
+	for _, threads := range []int{3, 200} {
+		b.Run(strconv.Itoa(threads), func(b *testing.B) {
+			n := newThreadNames()
+			recs := make([]*parse.Record, threads)
+			for i := range recs {
+				recs[i] = head(parse.KindSample, "worker-"+strconv.Itoa(i%7), 100+i, i%2, int64(i))
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				n.fix(recs[i%threads])
+			}
+		})
+	}
+}
