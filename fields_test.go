@@ -115,6 +115,9 @@ func TestMissingFields(t *testing.T) {
 	dropPeriod := replaceHeaders(withPeriod, "$1 $2", nil)
 	dropTime := replaceHeaders(withTime, "$1", nil)
 	dropTID := replaceHeaders(withTID, "$1$2", nil)
+	// A column wallfold does not know between the tid (or cpu) and the
+	// time (as -F +misc was before it was read).
+	strayCol := replaceHeaders(regexp.MustCompile(`^(\S.*?\s+-?\d+(?:\s+\[\d+\])?)(\s+\d+\.\d{6}:)`), "$1 ~1$2", nil)
 	for _, tt := range []struct {
 		name, trace string
 		edit        func([]string) []string
@@ -125,6 +128,8 @@ func TestMissingFields(t *testing.T) {
 		{"no tid", "phases.txt", dropTID, []string{"no tid", "-F +tid ", "perf's default fields"}},
 		{"no period, no time", "phases.txt", then(dropPeriod, dropTime), []string{"no period", "no time", "-F +period,+time "}},
 		{"no tid, system-wide (cpu column)", "syswide.txt", dropTID, []string{"no tid", "-F +tid "}},
+		{"a column it does not read", "phases.txt", strayCol, []string{"no tid", `a column wallfold does not read: "~1" before the time`, "leave that field out of -F"}},
+		{"a column it does not read, system-wide", "syswide.txt", strayCol, []string{"no tid", `"~1" before the time`}},
 		{"no time, pid/tid column", "phases.pid.txt", dropTime, []string{"no time", "-F +time "}},
 		{"no period, no task events", "phases.notask.txt", dropPeriod, []string{"no period", "-F +period "}},
 	} {

@@ -114,7 +114,7 @@ func (c *concState) frames(b *batch, span [2]int32) []Frame {
 		}
 	}
 	c.buf = fs
-	return fs[:len(fs):len(fs)]
+	return dropInlineEcho(fs[:len(fs):len(fs)])
 }
 
 // start launches the producer. It holds no reference to r, so that a

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -86,6 +87,12 @@ type FieldCheck struct {
 	clock    bool   // ... is a clock: its period is CPU time
 
 	period, time, tid bool // some sample printed it
+
+	// A word between what looks like the tid (or cpu) and the time in
+	// the first sample without a tid: a column the header reader does not
+	// know, named in the error.
+	strayCol  []byte
+	strayLine int
 }
 
 // NewFieldCheck returns a FieldCheck; fileName is used in errors.
@@ -102,6 +109,28 @@ func (f *FieldCheck) Add(rec *Record) {
 	f.period = f.period || rec.HasPeriod
 	f.time = f.time || rec.HasTime
 	f.tid = f.tid || rec.HasTID
+	if !rec.HasTID && f.strayLine == 0 {
+		f.strayLine = rec.Line
+		f.strayCol = append([]byte(nil), strayColumn(rec.Comm)...)
+	}
+}
+
+// strayColumn returns the last word of a comm that ends in "PID WORD" or
+// "PID [CPU] WORD": the header reader took them for the comm because it
+// does not know WORD's column (nil when the comm does not end so).
+func strayColumn(comm []byte) []byte {
+	w := bytes.Fields(comm)
+	if len(w) < 3 {
+		return nil
+	}
+	at := len(w) - 2
+	if isCPUTok(w[at]) {
+		at--
+	}
+	if at < 1 || !isPidTok(w[at]) {
+		return nil
+	}
+	return w[len(w)-1]
 }
 
 // FieldError says which fields the samples of the profiled event lack,
@@ -153,7 +182,11 @@ func (f *FieldCheck) Err(strict bool) error {
 		e.Fields, e.why = append(e.Fields, "time"), append(e.why, "without timestamps there is no parallelism or span")
 	}
 	if !f.tid {
-		e.Fields, e.why = append(e.Fields, "tid"), append(e.why, "without it the threads cannot be told apart")
+		why := "without it the threads cannot be told apart"
+		if f.strayCol != nil {
+			why += fmt.Sprintf("; or line %d has a column wallfold does not read: %q before the time, after what looks like the tid; leave that field out of -F", f.strayLine, f.strayCol)
+		}
+		e.Fields, e.why = append(e.Fields, "tid"), append(e.why, why)
 	}
 	if len(e.Fields) == 0 {
 		return nil

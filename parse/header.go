@@ -184,6 +184,10 @@ func (h *header) timedPrefix(line []byte) (after int, found bool) {
 			if ns, ok := parseTime(w); ok {
 				prev := toks[(n-1)%4]
 				pw := line[prev.start:prev.end]
+				if h.miscPrefix(line, &toks, n) {
+					h.time, h.hasTime = ns, true
+					return t.end, true
+				}
 				if isCPUTok(pw) && n >= 2 {
 					pp := toks[(n-2)%4]
 					if isPidTok(line[pp.start:pp.end]) && (n >= 3 || pp.start > 0) {
@@ -221,6 +225,49 @@ func (h *header) timedPrefix(line []byte) (after int, found bool) {
 	}
 	h.time, h.hasTime = noTIDTime, true
 	return noTIDAt, true
+}
+
+// isMiscTok reports the word perf script -F +misc prints between the
+// tid (or cpu) and the time: the record's misc flags as letters (seen
+// from perf 7.2: K kernel, U user, S switch out, Sp preempted, E exec),
+// blank when it has none. Up to 6 letters are taken for one.
+func isMiscTok(tok []byte) bool {
+	if len(tok) == 0 || len(tok) > 6 {
+		return false
+	}
+	for _, c := range tok {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// miscPrefix reads "COMM [PID/]TID [CPU] MISC" into h, the tokens left
+// of a time token that is the n-th: a -F +misc column that is not blank.
+// It is false when they are not that.
+func (h *header) miscPrefix(line []byte, toks *[4]token, n int) bool {
+	if n < 2 || !isMiscTok(line[toks[(n-1)%4].start:toks[(n-1)%4].end]) {
+		return false
+	}
+	cpu, at := token{-1, -1}, n-2 // at: the index of the pid token
+	if c := toks[at%4]; isCPUTok(line[c.start:c.end]) {
+		cpu, at = c, at-1
+	}
+	if at < 0 {
+		return false
+	}
+	pid := toks[at%4]
+	// A comm is left of the pid, or the pid is right-aligned after spaces.
+	if !isPidTok(line[pid.start:pid.end]) || (at == 0 && pid.start == 0) {
+		return false
+	}
+	h.setPid(line[pid.start:pid.end])
+	h.comm = bytes.TrimSpace(line[:pid.start])
+	if cpu.end >= 0 {
+		h.cpu, _ = atoi(line[cpu.start+1 : cpu.end-1])
+	}
+	return true
 }
 
 // untimedPrefix reads a prefix without a time into h: "COMM TID [CPU]".

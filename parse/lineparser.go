@@ -363,5 +363,5 @@ func (p *lineParser) finishSample() {
 		// The consumer makes the Frames from refs[refStart:].
 		return
 	}
-	p.rec.Frames = p.frames[:len(p.frames):len(p.frames)]
+	p.rec.Frames = dropInlineEcho(p.frames[:len(p.frames):len(p.frames)])
 }

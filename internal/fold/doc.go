@@ -1,5 +1,6 @@
 // Package fold owns one run of wallfold: it reads perf script records
-// (parse), turns each into the model's Event (event.go), decides once
+// (parse), names those perf printed with a ":TID" comm (names.go), turns
+// each into the model's Event (event.go), decides once
 // which samples are profiled, whether their event is a clock and its
 // period (selector.go), interns a sample's stack in the output before
 // the sample waits in the model (a record's frames die at the next

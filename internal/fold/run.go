@@ -28,6 +28,7 @@ type Run struct {
 	warnings      []string
 	timelineBegun bool
 	sample        emit.Sample // what take hands the writers, reused
+	names         threadNames // ":TID" comms named
 }
 
 // ExitError is the run's verdict when it fails: the exit status and why.
@@ -49,7 +50,7 @@ func New(cfg Config, in Input) (*Run, error) {
 		cfg.Filter.End = in.LastTime() // 0 on a pipe: the samples wait
 	}
 	r := &Run{cfg: cfg, in: in, sel: newSelector(cfg.Event), out: emit.New(cfg.Output),
-		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin)}
+		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin), names: newThreadNames()}
 	r.win = window{filter: &r.cfg.Filter, split: int64(cfg.Split),
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
@@ -129,6 +130,7 @@ func (r *Run) scan(reader *parse.Reader) (strictErr error) {
 		case rec.Kind == parse.KindOther && !rec.HasTime:
 			continue // nothing for the model
 		}
+		r.names.fix(rec)
 		r.model.Add(r.toEvent(rec))
 		r.take(r.model.Ready())
 		if tl != nil {
