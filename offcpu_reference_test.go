@@ -86,6 +86,7 @@ const (
 type refRec struct {
 	comm     string
 	pid, tid int // pid is -2 when the line has no pid column
+	cpu      int // -1 when the line has no CPU column
 	t        time.Duration
 	kind     refKind
 	// FORK/EXIT: (a:b):(c:d); COMM: a/b = pid/tid; CPU-wide switches:
@@ -121,7 +122,10 @@ func refParse(tb testing.TB, path string) []refRec {
 		if m == nil {
 			continue
 		}
-		rec := refRec{comm: strings.TrimSpace(m[1]), pid: -2, tid: refAtoi(m[2])}
+		rec := refRec{comm: strings.TrimSpace(m[1]), pid: -2, tid: refAtoi(m[2]), cpu: -1}
+		if m[4] != "" {
+			rec.cpu = refAtoi(m[4])
+		}
 		if m[3] != "" {
 			rec.pid, rec.tid = refAtoi(m[2]), refAtoi(m[3])
 		}
