@@ -196,7 +196,7 @@ func TestTrackerMemoryExitedThreads(t *testing.T) {
 			for i := from; i < from+n; i++ {
 				now := int64(i) * ms
 				tid := 1000 + i
-				tr.fork(now, tid, tid, -1)
+				tr.fork(now, tid, tid, -1, OtherEvent)
 				tr.addSample(sample{Time: now + 1, PID: tid, TID: tid, CPU: -1, Period: 1e6, Ref: i})
 				tr.exit(now+2, tid, tid, -1)
 			}

@@ -69,7 +69,8 @@ type Event struct {
 	// Ref is the caller's handle for a sample, given back in Weighted; see
 	// OtherEvent and Unwanted. On a switch, a handle for the thread's
 	// off-CPU time when none of its samples or block stacks gives one
-	// (OtherEvent: none); on KindBlockStack, the stack of the switch.
+	// (OtherEvent: none); on KindFork, the same for the new thread (its
+	// wait for a first run); on KindBlockStack, the stack of the switch.
 	Ref int
 	// Name is the sample's event as printed, read only during Add (for a
 	// warning about the first sample).

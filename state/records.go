@@ -133,14 +133,17 @@ func (t *tracker) switchCPUWide(now int64, pid, tid, cpu int, out, preempt bool,
 	}
 }
 
-// fork notes a new thread (pid:tid); it runs once it is switched in or
-// sampled.
-func (t *tracker) fork(now int64, pid, tid, ppid int) {
+// fork notes a new thread (pid:tid): it waits for a CPU (forked) until
+// it is switched in or sampled. ref: a handle for that wait's stack.
+func (t *tracker) fork(now int64, pid, tid, ppid, ref int) {
 	t.stats.TaskEvents++
 	t.advance(now)
 	t.noteParent(pid, ppid)
-	if old := t.threads[tid]; old != nil && t.staleFork(old, now) {
+	old := t.threads[tid]
+	if old != nil && t.staleFork(old, now) {
 		t.stale(now - old.firstAt)
+		t.learn(pid, tid)
+		return // the child runs already
 	} else if old != nil {
 		// A reused tid: the old thread is gone.
 		old.exited = true
@@ -152,6 +155,7 @@ func (t *tracker) fork(now int64, pid, tid, ppid int) {
 		}
 	}
 	t.learn(pid, tid)
+	t.forked(now, pid, tid, ref)
 }
 
 // exit ends a thread: the kernel writes no SWITCH OUT for it.
@@ -254,7 +258,7 @@ func (t *tracker) add(e *Event) {
 	case KindSwitchCPUWide:
 		t.switchCPUWide(e.Time, e.PID, e.TID, e.CPU, e.Out, e.Preempt, e.PeerPID, e.PeerTID, e.Ref)
 	case KindFork:
-		t.fork(e.Time, e.PID, e.TID, e.ParentPID)
+		t.fork(e.Time, e.PID, e.TID, e.ParentPID, e.Ref)
 	case KindBlockStack:
 		t.blockStackAt(e.Time, e.PID, e.TID, e.Ref)
 	case KindExit:

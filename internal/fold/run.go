@@ -176,6 +176,16 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		if r.cfg.OffCPU && rec.TID > 0 {
 			ev.Ref = r.intern(rec, nil)
 		}
+	case parse.KindFork:
+		// A stack for the new task's wait for its first run: its name
+		// (its parent's, printed on the line, until it execs), its own
+		// ids.
+		ev.Ref = state.OtherEvent
+		if r.cfg.OffCPU && rec.SubjectTID > 0 {
+			child := *rec
+			child.PID, child.TID = rec.SubjectPID, rec.SubjectTID
+			ev.Ref = r.intern(&child, nil)
+		}
 	}
 	return ev
 }
