@@ -1,12 +1,15 @@
 package main
 
 // A task's first and last moments: from its FORK to its first run it is
-// runnable. On a made-up trace whose split is known, and on a real
-// fork-heavy build recorded per task against referenceSplit
-// (offcpu_reference_test.go).
+// runnable; after its EXIT it is on CPU only from an IN to an OUT, and
+// runnable while preempted. On made-up traces whose split is known, on a
+// real fork-heavy build recorded per task against referenceSplit
+// (offcpu_reference_test.go), and on the same build recorded system-wide
+// against referenceWideOn (forkexit_reference_test.go).
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -63,6 +66,44 @@ func TestForkedTaskIsRunnable(t *testing.T) {
 	}
 }
 
+// exitPreempted is forkWait's sh alone, preempted after its EXIT: it runs
+// 1-10.5 ms (EXIT at 10.2), waits for CPU 0 until 15.5 ms (99 holds it),
+// runs its exit to its last OUT at 15.8 ms. On CPU 9.8 ms of a 14.8 ms
+// span, runnable 5 ms.
+func exitPreempted() *rv {
+	r := &rv{}
+	r.sw("sh", 5, 5, 0, 1000, false, 0)
+	for us := int64(2000); us <= 10000; us += 1000 {
+		r.sample("sh", 5, 5, 0, us, "work")
+	}
+	r.line("sh", 5, 5, 0, 10200, "PERF_RECORD_EXIT(5:5):(1:1)")
+	r.line("sh", 5, 5, 0, 10500, "PERF_RECORD_SWITCH_CPU_WIDE OUT preempt  next pid/tid:    99/99   ")
+	r.sw("hog", 99, 99, 0, 10500, false, 5)
+	r.sample("hog", 99, 99, 0, 12000, "spin")
+	r.line("hog", 99, 99, 0, 15500, "PERF_RECORD_SWITCH_CPU_WIDE OUT preempt  next pid/tid:     5/5    ")
+	r.sw("sh", 5, 5, 0, 15500, false, 99)
+	r.sw("sh", 5, 5, 0, 15800, true, 99)
+	r.sw("hog", 99, 99, 0, 15800, false, 5)
+	r.sample("hog", 99, 99, 0, 16800, "spin")
+	return r
+}
+
+// Was: everything from the EXIT to the last OUT was on CPU (14.8 ms).
+func TestExitedTaskPreemptedIsRunnable(t *testing.T) {
+	out, stderr, code := wallfold(t, "-f", "summary", "--tree=5", exitPreempted().file(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	span, on, runnable, blocked := summarySplit(t, out)
+	if math.Abs(span-0.0148) > summaryRound || math.Abs(on-0.0098) > summaryRound || math.Abs(runnable-0.005) > summaryRound || blocked > summaryRound {
+		t.Errorf("span %.4f = on %.4f + runnable %.4f + blocked %.4f, want 0.0148 = 0.0098 + 0.0050 + 0", span, on, runnable, blocked)
+	}
+	f := foldedOf(t, "--off-cpu", "--tree=5", exitPreempted().file(t))
+	if _, r := offLeaves(f); math.Abs(r-0.005) > 1e-6 || math.Abs(f.total/1e9-span) > 0.001 {
+		t.Errorf("--off-cpu: [runnable] %.6f s, total %.6f s; want 0.005 s, the span %.4f s ± 1 ms (a sample)", r, f.total/1e9, span)
+	}
+}
+
 // configure.txt.gz: pv's configure and make -j2, recorded per task
 // beside a CPU hog: 1,481 processes, most of them forked by the
 // configure script, each waiting a while for a CPU. Was (the counts of
@@ -88,5 +129,28 @@ func TestForkHeavyBuildSplit(t *testing.T) {
 		if math.Abs(c.got-c.want) > 0.02*ref.Span.Seconds() {
 			t.Errorf("%s %.3f s, reference %.3f s: more than 2%% of the span %.3f s apart", c.what, c.got, c.want, ref.Span.Seconds())
 		}
+	}
+}
+
+// configure.sys.txt.gz: the same build recorded system-wide beside three
+// CPU hogs (cut to the build's tree and its switches' other sides), 183
+// of its processes preempted after their EXIT. Was: the tree on CPU
+// 3.875 s, where its switch records say 3.569 s.
+func TestBusyBuildTreeOnCPU(t *testing.T) {
+	path := offTrace("configure.sys.txt.gz")
+	root := refFirstExec(t, path, "sh")
+	ref := referenceWideOn(t, path, root)
+	out, stderr, code := wallfold(t, "-f", "summary", "--tree="+strconv.Itoa(root), path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	span, on, _, _ := summarySplit(t, out)
+	t.Logf("tree of %d: summary on CPU %.3f s of %.3f s; reference %.3f s of %.3f s (%d exits, %d preempted after it, %.3f s waiting)",
+		root, on, span, ref.On.Seconds(), (ref.Last - ref.First).Seconds(), ref.Exits, ref.ExitsPreempt, ref.AfterExitWait.Seconds())
+	if ref.ExitsPreempt < 50 {
+		t.Fatalf("%d of the tree's tasks preempted after their EXIT: not the busy build", ref.ExitsPreempt)
+	}
+	if want := ref.On.Seconds(); math.Abs(on-want) > 0.01*want {
+		t.Errorf("the tree on CPU %.3f s, its switch records %.3f s: more than 1%% apart", on, want)
 	}
 }

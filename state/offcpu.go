@@ -42,7 +42,6 @@ type splitTrack struct {
 // charge, called at every switch, are kept just within its budget.
 type offThread struct {
 	on, inSet         bool    // on CPU; in the off set
-	exitAt            int64   // EXIT, then each record after it (exitTail)
 	offState          State   // in the set: Blocked or Runnable
 	joinCum           float64 // the group's cum when it joined the set
 	onSince, offSince int64
@@ -131,7 +130,7 @@ func (t *tracker) runOn(th *thread, at int64) {
 	a := &th.g.off
 	a.touch(at)
 	if th.exited {
-		t.exitTail(th, at) // an exited task still on its CPU: never waiting again
+		t.exitTail(th, at, true, offGone) // an exited task on its CPU
 		return
 	}
 	if th.on {
@@ -181,8 +180,9 @@ func offState(how offHow) State {
 // runOff notes that th left its CPU at at, how.
 func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	a := &th.g.off
+	said := how
 	if th.exited && how != offGone {
-		how = offGone // an exiting task's last switch-out: still gone
+		how = offGone // after its EXIT a task waits in no set but as exitTail says
 	}
 	if !th.on {
 		// Already off: a record now says how (after a silence), or that
@@ -198,7 +198,7 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 			t.transition(th, at, false, offState(how))
 		}
 		if th.exited {
-			t.exitTail(th, at)
+			t.exitTail(th, at, false, said)
 		}
 		return
 	}
@@ -216,17 +216,39 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	t.transition(th, at, false, offState(how))
 }
 
-// exitTail notes a record at at of a thread after its EXIT: in CPU-wide
-// traces the task keeps its CPU a while (tearing down its memory), is
-// sampled and switched out at last. It ran from its EXIT (or its last
-// such record) to at: on CPU for the split, never in the off set.
-func (t *tracker) exitTail(th *thread, at int64) {
-	prev := th.exitAt
-	if at <= prev {
+// exitRun is what a thread does after its EXIT (exitTail).
+type exitRun struct {
+	exitAt  int64 // EXIT, then each record after it
+	exitOff bool  // switched out since its EXIT (or its last IN)
+}
+
+// exitTail notes a record at at of a thread after its EXIT (on: an IN or
+// a sample; else a switch-out, how). In CPU-wide traces the task keeps
+// its CPU a while (tearing down its memory), is sampled, may be
+// preempted (OUT preempt) and switched in again, and is switched out at
+// last. It is on CPU for the split from its EXIT, or an IN, to its next
+// switch-out (taken back from the idle accounting: ranThrough); while
+// preempted it waits for a CPU (runnable, in the off set); its last OUT
+// ends it.
+func (t *tracker) exitTail(th *thread, at int64, on bool, how offHow) {
+	if !th.exitOff {
+		t.ranThrough(th, th.exitAt, at)
+	}
+	th.exitAt = max(th.exitAt, at)
+	if on == !th.exitOff {
 		return
 	}
-	th.exitAt = at
-	t.ranThrough(th, prev, at)
+	th.exitOff = !on
+	a := &th.g.off
+	switch {
+	case on && th.inSet:
+		a.update(a.clamp(at))
+		t.leaveSet(th)
+	case !on && how == offRunnable:
+		at = a.clamp(at)
+		a.update(at)
+		t.joinSet(th, at, how)
+	}
 }
 
 // ranThrough notes that th, off CPU for the split since prev (and in no

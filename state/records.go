@@ -168,6 +168,7 @@ func (t *tracker) exit(now int64, pid, tid, cpu int) {
 		th.g.off.touch(now)
 		th.exited, th.exitAt = true, now
 		t.ownStop(th, now, offGone, cpu)
+		th.exitOff = false // it runs its exit until its last switch-out
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})
 	}

@@ -98,6 +98,7 @@ type thread struct {
 	switchSigns   // its switch records, for clock skew (skew.go)
 	sampleSpacing // its samples' spacing, for losses (lost.go)
 	offThread     // its off-CPU accounting (offcpu.go)
+	exitRun       // its last moments, after its EXIT (offcpu.go)
 }
 
 // group is a scope group: its samples waiting in input order (the queue
@@ -339,6 +340,9 @@ func (t *tracker) reap() {
 		th := t.threads[d.tid]
 		if th == nil || th != d.th || th.running || th.segOpen || th.committed {
 			continue // reused, or alive again
+		}
+		if th.inSet {
+			t.runOff(th, t.now, offGone) // preempted after its EXIT, never back
 		}
 		delete(t.threads, d.tid)
 		if p, ok := t.pidOf[d.tid]; ok && p == th.pid {
