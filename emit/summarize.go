@@ -109,6 +109,7 @@ func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 			old.Runnable += sp.Runnable
 			old.Blocked += sp.Blocked
 			old.CPU += sp.CPU
+			old.Unsampled = old.Unsampled.Add(sp.Unsampled)
 			sp = old
 		}
 		splits[sp.Group] = sp

@@ -155,6 +155,7 @@ func (s *summaryPrinter) totals(g *SummaryGroup) {
 		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s   span: %.3f s\n",
 			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
 	}
+	s.unsampled(g)
 	avg := 0.0
 	if g.Wall > 0 {
 		avg = g.CPU / g.Wall

@@ -198,7 +198,7 @@ func TestTrackerMemoryExitedThreads(t *testing.T) {
 				tid := 1000 + i
 				tr.fork(now, tid, tid, -1, OtherEvent)
 				tr.addSample(sample{Time: now + 1, PID: tid, TID: tid, CPU: -1, Period: 1e6, Ref: i})
-				tr.exit(now+2, tid, tid, -1)
+				tr.exit(now+2, tid, tid, -1, OtherEvent)
 			}
 		}
 		var m0, m1 runtime.MemStats

@@ -69,8 +69,9 @@ type Event struct {
 	// Ref is the caller's handle for a sample, given back in Weighted; see
 	// OtherEvent and Unwanted. On a switch, a handle for the thread's
 	// off-CPU time when none of its samples or block stacks gives one
-	// (OtherEvent: none); on KindFork, the same for the new thread (its
-	// wait for a first run); on KindBlockStack, the stack of the switch.
+	// (OtherEvent: none); on KindFork and KindExit, the same for the
+	// thread then (its wait for a first run, its time no sample covers); on
+	// KindBlockStack, the stack of the switch.
 	Ref int
 	// Name is the sample's event as printed, read only during Add (for a
 	// warning about the first sample).
@@ -97,6 +98,11 @@ const (
 	// while it ran through (lost.go): Period ns at Ref, with the
 	// parallelism where it resumed.
 	Lost
+	// Unsampled is a thread's time on CPU that switch records show and
+	// no sample covers (per-task recordings: after its last sample, or a
+	// task too short for one): OffCPU ns of wall at Ref, from Time to
+	// OffEnd.
+	Unsampled
 )
 
 func (s State) String() string {
@@ -107,6 +113,8 @@ func (s State) String() string {
 		return "runnable"
 	case Lost:
 		return "lost"
+	case Unsampled:
+		return "unsampled"
 	}
 	return "on-cpu"
 }
@@ -159,6 +167,8 @@ type Split struct {
 	// CPU is the sum of the threads' running time (the average
 	// parallelism while on CPU is CPU/OnCPU).
 	CPU int64
+	// Unsampled is the part of it no sample covers (per-task recordings).
+	Unsampled UnsampledTime
 }
 
 // Span is the group's last record minus its first.

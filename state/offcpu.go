@@ -62,7 +62,9 @@ type offAcct struct {
 	set         int // threads in the off set
 	nRunnable   int // of which runnable
 	orphan      int64
-	orphanIn    int64 // of which in the window
+	orphanIn    int64   // of which in the window
+	onCum       float64 // ∫ dt/running while on CPU, to onAt (unsampled.go)
+	onAt        int64
 	setAt       int64 // the off set's latest change
 	split       Split
 	// The split counts only [lo, hi] (Options.SplitWindow).
@@ -141,6 +143,7 @@ func (t *tracker) runOn(th *thread, at int64) {
 	if th.inSet {
 		t.leaveSet(th)
 	}
+	t.unsampledOn(th, at)
 	if a.running == 0 {
 		if a.orphan > 0 {
 			// Idle with nobody known to wait: the thread that ends it.
@@ -203,6 +206,7 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 		return
 	}
 	at = a.clamp(at)
+	t.unsampledOff(th, at)
 	th.on = false
 	a.split.CPU += a.in(th.onSince, at)
 	a.running--

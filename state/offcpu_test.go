@@ -117,6 +117,9 @@ func feedOff(t *testing.T, o Options, evs []Event) (*Model, []Weighted, map[int]
 	pars := map[int]int{}
 	take := func(ws []Weighted) {
 		for _, w := range ws {
+			if w.State == Unsampled {
+				continue // time on CPU (unsampled_test.go), not off it
+			}
 			if w.State != OnCPU {
 				off = append(off, w)
 				continue
@@ -375,13 +378,13 @@ func TestOffCPUWaitingAtEnd(t *testing.T) {
 		for _, e := range evs {
 			m.Add(e)
 			for _, w := range m.Ready() {
-				if w.TID == 11 {
+				if w.TID == 11 && w.State != Unsampled {
 					got += w.OffCPU
 				}
 			}
 		}
 		for _, w := range m.Close() {
-			if w.TID == 11 {
+			if w.TID == 11 && w.State != Unsampled {
 				got += w.OffCPU
 			}
 		}

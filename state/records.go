@@ -58,6 +58,9 @@ func (t *tracker) addSample(s sample) {
 	th.spinning = s.Spin
 	t.start(th, s.Time)
 	th.segBySample = true
+	if s.Ref != OtherEvent {
+		t.sampledAt(th, s.Time, s.Period)
+	}
 	t.drain(g)
 }
 
@@ -148,6 +151,7 @@ func (t *tracker) fork(now int64, pid, tid, ppid, ref int) {
 		// A reused tid: the old thread is gone.
 		old.exited = true
 		t.stop(old, now, offGone)
+		t.unsampledEnd(old, now)
 		t.drain(old.g)
 		delete(t.threads, tid)
 		if old.g != t.one {
@@ -158,8 +162,9 @@ func (t *tracker) fork(now int64, pid, tid, ppid, ref int) {
 	t.forked(now, pid, tid, ref)
 }
 
-// exit ends a thread: the kernel writes no SWITCH OUT for it.
-func (t *tracker) exit(now int64, pid, tid, cpu int) {
+// exit ends a thread: the kernel writes no SWITCH OUT for it (but in
+// CPU-wide traces, after it: exitTail). ref: a handle for its name then.
+func (t *tracker) exit(now int64, pid, tid, cpu, ref int) {
 	t.stats.TaskEvents++
 	t.stats.Exits++
 	t.advance(now)
@@ -169,6 +174,10 @@ func (t *tracker) exit(now int64, pid, tid, cpu int) {
 		th.exited, th.exitAt = true, now
 		t.ownStop(th, now, offGone, cpu)
 		th.exitOff = false // it runs its exit until its last switch-out
+		if ref != OtherEvent {
+			th.switchRef = ref // its name at its end
+		}
+		t.unsampledEnd(th, now)
 		t.drain(th.g)
 		t.dead = append(t.dead, deadThread{tid, th, now})
 	}
@@ -239,6 +248,7 @@ func (t *tracker) finish() []Split {
 	if !t.cfg.KeepSplits && t.cfg.ReleaseOff == nil {
 		return nil
 	}
+	t.unsampledAll()
 	splits := t.closeSplits()
 	if !t.cfg.KeepSplits {
 		return nil
@@ -263,7 +273,7 @@ func (t *tracker) add(e *Event) {
 	case KindBlockStack:
 		t.blockStackAt(e.Time, e.PID, e.TID, e.Ref)
 	case KindExit:
-		t.exit(e.Time, e.PID, e.TID, e.CPU)
+		t.exit(e.Time, e.PID, e.TID, e.CPU, e.Ref)
 	case KindComm:
 		t.comm(e.Time, e.PID, e.TID)
 	case KindLost:

@@ -98,6 +98,7 @@ type thread struct {
 	switchSigns   // its switch records, for clock skew (skew.go)
 	sampleSpacing // its samples' spacing, for losses (lost.go)
 	offThread     // its off-CPU accounting (offcpu.go)
+	unsampledRun  // its time on CPU and its samples' (unsampled.go)
 	exitRun       // its last moments, after its EXIT (offcpu.go)
 }
 

@@ -176,10 +176,10 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		if r.cfg.OffCPU && rec.TID > 0 {
 			ev.Ref = r.intern(rec, nil)
 		}
-	case parse.KindFork:
-		// A stack for the new task's wait for its first run: its name
-		// (its parent's, printed on the line, until it execs), its own
-		// ids.
+	case parse.KindFork, parse.KindExit:
+		// A stack for the task's time that no sample has: its name (at a
+		// FORK its parent's, printed on the line, until it execs; at its
+		// EXIT its last), its own ids.
 		ev.Ref = state.OtherEvent
 		if r.cfg.OffCPU && rec.SubjectTID > 0 {
 			child := *rec
