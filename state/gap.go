@@ -104,8 +104,8 @@ func (t *tracker) advance(now int64) {
 		if t.rateMode() {
 			limit = t.rateLimit()
 		}
-		if t.now-o.th.segTime <= limit {
-			break
+		if t.now-o.th.segTime <= limit || t.quietThrough(o.th, t.now) {
+			break // a quiet silence waits for the thread's next sign (stall.go)
 		}
 		// Silent too long: it stopped at its last sign.
 		o.th.segOpen = false
@@ -222,6 +222,9 @@ func (t *tracker) closeGap(th *thread, now int64) {
 			t.lostTime(th, th.segTime, now)
 			return
 		}
+		if t.stalledThrough(th, now) {
+			return // nothing else was printed: it ran on (stall.go)
+		}
 	}
 	limit, w := t.cfg.Gap, int64(parOne)
 	if t.rateMode() {
@@ -267,6 +270,7 @@ func (t *tracker) start(th *thread, now int64) {
 	th.segSeq = g.seq
 	th.segTime = now
 	th.segSpin = th.spinning
+	t.markQuiet(th)
 	if t.cfg.Gap == 0 {
 		t.commit(th)
 		return

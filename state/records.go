@@ -258,6 +258,9 @@ func (t *tracker) finish() []Split {
 
 // add dispatches an event to its input.
 func (t *tracker) add(e *Event) {
+	if e.Kind != KindLost {
+		t.noteRecord(e.Time, e.CPU)
+	}
 	if e.CPU >= 0 && e.Kind != KindLost {
 		t.seenOn(e.CPU, e.Time)
 	}

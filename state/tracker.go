@@ -70,9 +70,12 @@ type stats struct {
 	// Discontinuities counts steps back in time longer than the silence
 	// limit: every open gap ended there.
 	Discontinuities int
-	Samples         int
-	Threads         int
-	UnknownPID      int // sampled threads whose process was never learnt
+	// Stalls counts silences taken as running because nothing else was
+	// printed in them (stall.go).
+	Stalls     int
+	Samples    int
+	Threads    int
+	UnknownPID int // sampled threads whose process was never learnt
 	// LateNamed counts sampled threads whose process was learnt only after
 	// their first records counted (as a process of their own); the latest
 	// by LateBy ns.
@@ -99,6 +102,7 @@ type thread struct {
 	sampleSpacing // its samples' spacing, for losses (lost.go)
 	offThread     // its off-CPU accounting (offcpu.go)
 	unsampledRun  // its time on CPU and its samples' (unsampled.go)
+	quietMark     // where its silence's quiet time counts from (stall.go)
 	exitRun       // its last moments, after its EXIT (offcpu.go)
 }
 
@@ -139,6 +143,7 @@ type tracker struct {
 	dead    []deadThread // exited threads, to forget later
 
 	lossTrack  // losses of records (lost.go)
+	stallTrack // the time nothing was printed (stall.go)
 	splitTrack // the splits' window and the forgotten groups' (offcpu.go)
 	treeTrack  // the process tree (tree.go)
 }
