@@ -33,6 +33,9 @@
 // model.go is the entry point and its policies. The tracker (tracker.go:
 // threads, groups) takes one record at a time (records.go), decides gaps
 // and releases samples (gap.go); it keeps each group's off-CPU split
-// (offcpu.go), bridges lost records (lost.go), tells records written out
-// of order (skew.go) and keeps the process tree (tree.go).
+// (offcpu.go; a new task's wait for its first run, fork.go; time on CPU
+// no sample covers, unsampled.go), bridges lost records (lost.go), keeps
+// silences with nothing printed from ending threads (stall.go), tells
+// records written out of order (skew.go) and keeps the process tree
+// (tree.go).
 package state
