@@ -38,8 +38,9 @@ type splitTrack struct {
 }
 
 // offThread is a thread's part of its group's accounting. Each use of a
-// field promoted from it costs the inliner a node: joinSet, exitTail and
-// charge, called at every switch, are kept just within its budget.
+// field promoted from it costs the inliner a node: joinSet and charge,
+// called at every switch, are kept just within its budget (exitTail,
+// called only after an EXIT, is not inlined).
 type offThread struct {
 	on, inSet         bool    // on CPU; in the off set
 	offState          State   // in the set: Blocked or Runnable
