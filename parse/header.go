@@ -453,3 +453,9 @@ func pair(s []byte) (a, b int, rest []byte, ok bool) {
 	b, ok2 = atoi(in[c+1:])
 	return a, b, s[end+1:], ok1 && ok2
 }
+
+// isRoundLine reports a bare "PERF_RECORD_FINISHED_ROUND" line (perf
+// script --show-round-events prints it without the usual prefix).
+func isRoundLine(line []byte) bool {
+	return string(bytes.TrimSpace(line)) == "PERF_RECORD_FINISHED_ROUND"
+}

@@ -242,6 +242,10 @@ func (p *lineParser) header(line []byte) bool {
 	// Parsed where it lies (in the read buffer, hot); what a record keeps
 	// of it is copied to the arena (own) where it must outlive the line.
 	h, ok := parseHeader(line)
+	if !ok && isRoundLine(line) {
+		p.rec = Record{Kind: KindRound, Line: lineNo, PID: -1, TID: -1, CPU: -1}
+		return true
+	}
 	if !ok {
 		p.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
 		return true

@@ -41,9 +41,13 @@ const (
 	// says when the trace was recorded: Payload is the line (see
 	// PerfHeader). Other comment lines are skipped.
 	KindHeader
+	// KindRound is a bare PERF_RECORD_FINISHED_ROUND line (perf script
+	// --show-round-events): perf record ended a pass over its buffers.
+	// It has no prefix fields (no time).
+	KindRound
 )
 
-var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost", "error", "header"}
+var kindNames = [...]string{"other", "sample", "switch", "switch-cpu-wide", "fork", "exit", "comm", "lost", "error", "header", "round"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -127,7 +127,7 @@ func (r *Run) scan(reader *parse.Reader) (strictErr error) {
 		case rec.Kind == parse.KindHeader:
 			r.header.Add(rec)
 			continue
-		case rec.Kind == parse.KindOther && !rec.HasTime:
+		case rec.Kind == parse.KindOther && !rec.HasTime, rec.Kind == parse.KindRound:
 			continue // nothing for the model
 		}
 		r.names.fix(rec)
