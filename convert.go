@@ -65,7 +65,7 @@ type ConvertCmd struct {
 	NameFlags   `embed:""`
 	FilterFlags `embed:""`
 
-	Strict bool `help:"Make any unparseable line or lost record an error (exit 1) instead of a warning."`
+	Strict bool `help:"Make any unparseable line, lost record or record out of time order an error (exit 1) instead of a warning."`
 	Quiet  bool `short:"q" help:"No warnings on stderr."`
 }
 

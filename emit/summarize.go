@@ -110,6 +110,7 @@ func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 			old.Blocked += sp.Blocked
 			old.CPU += sp.CPU
 			old.Unsampled = old.Unsampled.Add(sp.Unsampled)
+			old.Before += sp.Before
 			sp = old
 		}
 		splits[sp.Group] = sp

@@ -30,7 +30,9 @@
 //
 // # Files
 //
-// model.go is the entry point and its policies. The tracker (tracker.go:
+// model.go is the entry point and its policies; order.go puts records in
+// time order first, and segment.go starts a new segment of the trace
+// where they step back past that. The tracker (tracker.go:
 // threads, groups) takes one record at a time (records.go), decides gaps
 // and releases samples (gap.go); it keeps each group's off-CPU split
 // (offcpu.go; a new task's wait for its first run, fork.go; time on CPU

@@ -27,6 +27,10 @@ const (
 	// CPU (sched:sched_switch): Ref is the stack its off-CPU time is
 	// charged to. It is not a CPU sample.
 	KindBlockStack
+	// KindRound is perf record's PERF_RECORD_FINISHED_ROUND (printed with
+	// perf script --show-round-events): records are put in time order by
+	// perf's rule on them (order.go). It has no time.
+	KindRound
 )
 
 // Ref values of samples that are signs of life only, never released.
@@ -169,10 +173,14 @@ type Split struct {
 	CPU int64
 	// Unsampled is the part of it no sample covers (per-task recordings).
 	Unsampled UnsampledTime
+	// Before is the group's span in the segments before the one of First
+	// and Last (time stepped back: order.go); the times above count them.
+	Before int64
 }
 
-// Span is the group's last record minus its first.
-func (s Split) Span() int64 { return s.Last - s.First }
+// Span is the group's last record minus its first, plus its spans in
+// the trace's earlier segments (Before).
+func (s Split) Span() int64 { return s.Last - s.First + s.Before }
 
 // Transition is a thread going on or off its CPU, in time order within its
 // group (Options.Timeline): the stretches of a timeline.

@@ -7,8 +7,8 @@ import (
 )
 
 // Model is the package's entry point: it takes every record of a trace as
-// an Event, in input order, and gives back the samples with their
-// parallelism once it is decided:
+// an Event, in input order (it puts them in time order: order.go), and
+// gives back the samples with their parallelism once it is decided:
 //
 //	m := state.NewModel(state.Options{Scope: state.Auto})
 //	for each record { m.Add(ev); use(m.Ready()) }
@@ -41,6 +41,7 @@ type Model struct {
 	clockSeen bool
 
 	treeRequest
+	seg segments // time order, and the trace's segments (order.go)
 }
 
 // window is the look-ahead: events wait in ring while ahead is set, for
@@ -87,6 +88,9 @@ type Options struct {
 	// ms). A pipe, which cannot be read twice, wants more (see Seed); the
 	// window holds at most lookaheadMax events whatever its length.
 	Lookahead int64
+	// OrderWindow is how long (trace time) a record waits for earlier
+	// ones before the text shows a round record (0: orderWindow).
+	OrderWindow int64
 }
 
 // lookaheadNs is how far (in trace time) events wait in process scope so
@@ -140,6 +144,10 @@ func NewModel(o Options) *Model {
 	if m.lookahead <= 0 {
 		m.lookahead = lookaheadNs
 	}
+	m.seg.ord.window = o.OrderWindow
+	if m.seg.ord.window <= 0 {
+		m.seg.ord.window = orderWindow
+	}
 	if scope == Tree {
 		if o.TreePID > 0 {
 			m.t.setTreeRoot(o.TreePID)
@@ -160,24 +168,33 @@ func (m *Model) Add(e Event) {
 	if m.scopePending {
 		m.decide(&e)
 	}
-	if e.Time > 0 {
-		// perf stamps synthesized records before the trace 0.000000.
-		if !m.haveTime {
-			m.first, m.haveTime = e.Time, true
-			if m.splitWindow != nil {
-				m.t.setSplitWindow(m.splitWindow(m.first))
-			}
-		}
-		if e.Time > m.last {
-			m.last = e.Time
-		}
+	if e.Kind == KindRound {
+		m.seg.ord.round()
+		m.pass(false)
+		return
+	}
+	if e.Time > m.last {
+		m.last = e.Time
 	}
 	if e.Kind == KindSample {
 		m.sample(&e)
 	}
-	e.Name = nil // not kept
-	m.push(&e)
-	e.Comm = nil
+	named := m.treeComm != nil && string(e.Comm) == string(m.treeComm)
+	e.Name, e.Comm = nil, nil // valid only now: not kept
+	m.arrive(&e, named)
+}
+
+// enter takes a record whose turn has come in time order (named: its
+// command was the tree root's).
+func (m *Model) enter(e *Event, named bool) {
+	if e.Time > 0 && !m.haveTime {
+		// perf stamps synthesized records before the trace 0.000000.
+		m.first, m.haveTime = e.Time, true
+		if m.splitWindow != nil {
+			m.t.setSplitWindow(m.splitWindow(m.first))
+		}
+	}
+	m.push(e, named)
 }
 
 // Ready returns the samples released since the last call, in input order
@@ -202,13 +219,14 @@ func (m *Model) Transitions() []Transition {
 func (m *Model) Close() []Weighted {
 	if !m.closed {
 		m.closed = true
+		m.pass(true)
 		if m.scopePending {
 			m.guessScope()
 		}
 		for m.ring.len() > 0 {
 			m.t.add(m.ring.pop())
 		}
-		m.splits = m.t.finish()
+		m.splits = m.seg.merge(m.t.finish())
 	}
 	return m.Ready()
 }
@@ -222,7 +240,8 @@ func (m *Model) Scope() Scope {
 }
 
 // Span returns the first and last timestamps of the trace (records at
-// time 0, perf's synthesized ones, aside).
+// time 0, perf's synthesized ones, aside): the earliest record of the
+// first segment (order.go), and the latest of all.
 func (m *Model) Span() (first, last int64, ok bool) { return m.first, m.last, m.haveTime }
 
 func (m *Model) release(s sample, par float64, g *group) {
@@ -340,14 +359,14 @@ func (m *Model) setScope(s Scope) {
 
 // push hands an event to the tracker, through the look-ahead window when
 // there is one.
-func (m *Model) push(e *Event) {
+func (m *Model) push(e *Event, named bool) {
 	if !m.ahead && m.ring.len() == 0 {
 		m.t.add(e)
 		return
 	}
 	if m.ahead {
 		m.hint(e)
-		if m.treeComm != nil {
+		if m.treeComm != nil && named {
 			m.findRoot(e)
 		}
 	}
@@ -391,9 +410,10 @@ func (m *Model) hint(e *Event) {
 	}
 }
 
-// findRoot makes the first process with the tree's command its root.
+// findRoot makes the process of e, a record with the tree's command,
+// its root.
 func (m *Model) findRoot(e *Event) {
-	if string(e.Comm) != string(m.treeComm) || e.TID <= 0 {
+	if e.TID <= 0 {
 		return
 	}
 	switch e.Kind {
@@ -449,6 +469,9 @@ func (m *Model) Warnings() []string {
 	}
 	if st.StaleRecords > 0 {
 		ws = append(ws, fmt.Sprintf("%d record(s) were written out of order by CPUs whose clocks disagree (by up to %.0f µs): they were taken in their true order where the records show it, and a sample printed that close to another thread's switch may count it wrongly; record with a clock all CPUs share (perf record -k mono)", st.StaleRecords, float64(st.StaleBy)/1e3))
+	}
+	if w := m.seg.ord.warning(); w != "" {
+		ws = append(ws, w)
 	}
 	if m.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))

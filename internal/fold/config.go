@@ -28,7 +28,8 @@ type Config struct {
 	// perf's header, else now minus the span).
 	Start time.Time
 	Split time.Duration // pprof: one profile per window of this length
-	// Strict makes a syntax error or a LOST record the run's end (exit 1).
+	// Strict makes a syntax error, a LOST record or a record out of time
+	// order (state.Model.StepsBack) the run's end (exit 1).
 	Strict  bool
 	Quiet   bool      // no warnings on Stderr
 	Stderr  io.Writer // warnings, --summary

@@ -1,6 +1,8 @@
 package fold
 
 import (
+	"fmt"
+
 	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
@@ -25,8 +27,21 @@ func event(rec *parse.Record) state.Event {
 		e.Kind, e.PID, e.TID, e.Comm = state.KindComm, rec.SubjectPID, rec.SubjectTID, rec.NewComm
 	case parse.KindLost:
 		e.Kind, e.Lost = state.KindLost, rec.Lost
+	case parse.KindRound:
+		e.Kind = state.KindRound
 	default:
 		e.Kind = state.KindTick
 	}
 	return e
+}
+
+// stepBack is --strict's error for a record (at line) that came later
+// than time order allows: traces concatenated or interleaved, or records
+// out of order beyond the model's window.
+func (r *Run) stepBack(line int) error {
+	n, from, to := r.model.StepsBack()
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s:%d: time steps back %.6f s, from %.6f to %.6f (--strict): records out of time order beyond the ordering window (traces concatenated or interleaved?); give one perf script output in its own order", r.in.Name, line, float64(from-to)/1e9, float64(from)/1e9, float64(to)/1e9)
 }

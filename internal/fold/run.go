@@ -127,11 +127,16 @@ func (r *Run) scan(reader *parse.Reader) (strictErr error) {
 		case rec.Kind == parse.KindHeader:
 			r.header.Add(rec)
 			continue
-		case rec.Kind == parse.KindOther && !rec.HasTime, rec.Kind == parse.KindRound:
+		case rec.Kind == parse.KindOther && !rec.HasTime:
 			continue // nothing for the model
 		}
 		r.names.fix(rec)
 		r.model.Add(r.toEvent(rec))
+		if r.cfg.Strict {
+			if err := r.stepBack(rec.Line); err != nil {
+				return r.close(tl, err)
+			}
+		}
 		r.take(r.model.Ready())
 		if tl != nil {
 			r.timeline(tl)

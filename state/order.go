@@ -1,0 +1,319 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file puts records in time order before the tracker sees them, and
+// starts a new segment of the trace where that cannot be done.
+//
+// perf script prints records sorted by time, but with --show-round-events
+// it prints them in the order perf record wrote them: pass after pass over
+// the CPUs' ring buffers, one CPU's records after another's, so that a
+// CPU's records come up to a whole pass (1.0-1.8 s measured system-wide,
+// 10 s per-task) after later records of other CPUs. perf sorts them by a
+// rule on the ends of passes, which that option prints too
+// (PERF_RECORD_FINISHED_ROUND): when a pass ends, every record up to the
+// latest time seen when the pass before it ended has come. The order stage
+// follows that rule once the text has shown a round record; before, it
+// holds each record until a record orderWindow later has come.
+//
+// A record earlier than one already passed on cannot be put in order
+// (traces concatenated; two traces' records interleaved, once the stage
+// is full): it starts a new segment. The tracker ends every thread's
+// state there (its open gaps, its off-CPU shares), and what each group
+// said of its span is summed over the segments (Split.Before), so that
+// wall <= span and, with off-CPU time, total = span hold in each segment
+// and over all.
+
+// orderWindow is how long (trace time) a record waits for earlier ones
+// when the text has shown no round record: longer than the disorder
+// measured before a system-wide trace's first round record (33-88 ms),
+// shorter than any real trace, so that a concatenation is told.
+const orderWindow = 250e6
+
+// orderMax bounds the records the order stage holds by perf's rule: past
+// it the earliest goes on before its time (round-order traces held at
+// most 15,182 records; a busier machine writes shorter rounds).
+const orderMax = 1 << 17
+
+// windowMax bounds them before any round record: text in perf's own
+// order needs no wait, and a busy machine's window of records must stay
+// small (0.3 MB) to cost little.
+const windowMax = 1 << 11
+
+// held is a record waiting in the order stage. Its Name and Comm are not
+// kept (they are valid only during Add): named says whether Comm was the
+// tree root's command.
+type held struct {
+	e     Event
+	seq   uint64
+	named bool
+}
+
+// orderStage holds records until every earlier one has come.
+type orderStage struct {
+	run    heldRing  // records that came in time order, oldest first
+	late   []lateKey // the others: a min-heap by (time, seq)
+	slots  []held    // their records, by lateKey.slot
+	free   []int32
+	seq    uint64
+	window int64
+	newest int64 // the latest time come in (this segment)
+	passed int64 // the time of the latest record passed on
+	anyOut bool  // a record has been passed on this segment
+	forced bool  // one was passed on early, the stage full (this segment)
+	rounds bool  // round records seen: perf's rule
+	// roundPrev is the newest time when the latest round record came;
+	// roundFlush the one before: records up to it may go.
+	roundPrev, roundFlush int64
+	acct                  orderAcct
+}
+
+// lateKey is a record of orderStage.late.
+type lateKey struct {
+	time int64
+	seq  uint64
+	slot int32
+}
+
+// orderAcct counts what the order stage had to do, for the warning.
+type orderAcct struct {
+	late   int   // records that came beyond the window but were put in order
+	lateBy int64 // how far behind the newest, at most
+	steps  int   // steps back past records already passed on: new segments
+	stepBy int64
+	// from and to: the latest step, newest time to the record's
+	from, to int64
+	full     int // steps after the full stage passed records on early
+	// early: late records and steps before the text's first round record
+	early int
+}
+
+// key is the time a record is ordered by: a record with no time goes with
+// its neighbours in input order.
+func (o *orderStage) key(e *Event) int64 {
+	if e.Time > 0 {
+		return e.Time
+	}
+	return o.newest
+}
+
+// stepsBack reports whether e comes before a record already passed on: it
+// cannot be put in order, and starts a new segment.
+func (o *orderStage) stepsBack(e *Event) bool {
+	return o.anyOut && e.Time > 0 && e.Time < o.passed
+}
+
+// put takes a record in: the common case (no earlier one waiting) at the
+// end of run.
+func (o *orderStage) put(e *Event, named bool) {
+	k := o.key(e)
+	if e.Time <= 0 {
+		e.Time = k // mid-trace: the tracker's clock must not step back
+	}
+	if o.beyond(k) {
+		o.noteEarly()
+		o.acct.late++
+		o.acct.lateBy = max(o.acct.lateBy, o.newest-k)
+		o.acct.from, o.acct.to = o.newest, k
+	}
+	o.seq++
+	if o.run.size == 0 || k >= o.run.last().e.Time {
+		o.run.push(held{e: *e, seq: o.seq, named: named})
+	} else {
+		o.pushLate(held{e: *e, seq: o.seq, named: named})
+	}
+	o.newest = max(o.newest, k)
+}
+
+// beyond reports whether a record at k came later than the stage waits:
+// behind the newest by more than the window, or behind perf's rule.
+func (o *orderStage) beyond(k int64) bool {
+	if o.rounds {
+		return k < o.roundFlush
+	}
+	return k < o.newest-o.window
+}
+
+// round notes a round record: records up to the newest time at the round
+// record before may go.
+func (o *orderStage) round() {
+	o.rounds = true
+	o.roundFlush, o.roundPrev = o.roundPrev, o.newest
+}
+
+// next returns the earliest record if it may go (all: every one may), or
+// nil. The record is valid until the next put.
+func (o *orderStage) next(all bool) *held {
+	n := o.run.size + len(o.late)
+	if n == 0 {
+		return nil
+	}
+	fromRun := len(o.late) == 0 ||
+		o.run.size > 0 && before(&o.run.first().e, o.run.first().seq, o.late[0].time, o.late[0].seq)
+	var t int64
+	if fromRun {
+		t = o.run.first().e.Time
+	} else {
+		t = o.late[0].time
+	}
+	bound := o.newest - o.window
+	if o.rounds {
+		bound = o.roundFlush
+	}
+	switch {
+	case all || t <= bound || t <= 0: // untimed, before any time
+	case n > orderMax || n > windowMax && !o.rounds:
+		o.forced = true
+	default:
+		return nil
+	}
+	o.passed, o.anyOut = t, true
+	if fromRun {
+		return o.run.pop()
+	}
+	return o.popLate()
+}
+
+func before(e *Event, seq uint64, t int64, tseq uint64) bool {
+	return e.Time < t || e.Time == t && seq < tseq
+}
+
+// reset begins a new segment: the stage is empty (next(true) gave all).
+func (o *orderStage) reset() {
+	o.newest, o.passed, o.anyOut, o.forced = 0, 0, false, false
+	o.roundPrev, o.roundFlush = 0, 0
+	if cap(o.slots) > 1024 {
+		o.slots, o.free = nil, nil // a full stage's memory goes
+	}
+}
+
+// step counts a step back to e, which begins a new segment.
+func (o *orderStage) step(e *Event) {
+	o.noteEarly()
+	if o.forced {
+		o.acct.full++
+	}
+	o.acct.steps++
+	o.acct.stepBy = max(o.acct.stepBy, o.newest-e.Time)
+	o.acct.from, o.acct.to = o.newest, e.Time
+}
+
+// noteEarly counts a record out of order before any round record.
+func (o *orderStage) noteEarly() {
+	if !o.rounds {
+		o.acct.early++
+	}
+}
+
+// warning says what the stage did, if it did more than wait.
+func (o *orderStage) warning() string {
+	a := &o.acct
+	if a.steps == 0 && a.late == 0 {
+		return ""
+	}
+	rule := fmt.Sprintf("a %.0f ms window", float64(o.window)/1e6)
+	if o.rounds {
+		rule = "perf's rule on its PERF_RECORD_FINISHED_ROUND records"
+	}
+	var parts []string
+	if a.late > 0 {
+		parts = append(parts, fmt.Sprintf("%d came later than %s allows, up to %.3f s behind the latest, and were put in order", a.late, rule, float64(a.lateBy)/1e9))
+	}
+	if a.steps > 0 {
+		p := fmt.Sprintf("time stepped back %d time(s) past records already counted, by up to %.3f s", a.steps, float64(a.stepBy)/1e9)
+		if a.full > 0 {
+			p += fmt.Sprintf(" (%d of them after the full ordering stage had passed records on early)", a.full)
+		}
+		parts = append(parts, p+"; each step starts a new segment, in which every thread's state begins afresh (spans are summed over the segments)")
+	}
+	s := "records are not in time order: " + strings.Join(parts, "; ")
+	if o.rounds && a.early > 0 {
+		// perf record wrote its first round record late (per-task: after
+		// 10 s of records, measured).
+		return s + fmt.Sprintf(": %d of them came before the first PERF_RECORD_FINISHED_ROUND, when perf's rule could not be known yet; perf script without --show-round-events prints the records in order", a.early)
+	}
+	return s + ": were traces concatenated or interleaved? give wallfold one perf script output, in its own order (with --show-round-events, keep its PERF_RECORD_FINISHED_ROUND lines)"
+}
+
+// pushLate adds a record to the heap.
+func (o *orderStage) pushLate(h held) {
+	var slot int32
+	if n := len(o.free); n > 0 {
+		slot = o.free[n-1]
+		o.free = o.free[:n-1]
+		o.slots[slot] = h
+	} else {
+		slot = int32(len(o.slots))
+		o.slots = append(o.slots, h)
+	}
+	o.late = append(o.late, lateKey{time: h.e.Time, seq: h.seq, slot: slot})
+	for i := len(o.late) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !o.less(i, p) {
+			break
+		}
+		o.late[i], o.late[p] = o.late[p], o.late[i]
+		i = p
+	}
+}
+
+// popLate removes the heap's earliest record and returns it.
+func (o *orderStage) popLate() *held {
+	top := o.late[0]
+	n := len(o.late) - 1
+	o.late[0] = o.late[n]
+	o.late = o.late[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && o.less(c+1, c) {
+			c++
+		}
+		if !o.less(c, i) {
+			break
+		}
+		o.late[i], o.late[c] = o.late[c], o.late[i]
+		i = c
+	}
+	o.free = append(o.free, top.slot)
+	return &o.slots[top.slot]
+}
+
+func (o *orderStage) less(i, j int) bool {
+	a, b := o.late[i], o.late[j]
+	return a.time < b.time || a.time == b.time && a.seq < b.seq
+}
+
+// heldRing is a FIFO of held records.
+type heldRing struct {
+	buf        []held
+	head, size int
+}
+
+func (r *heldRing) push(h held) {
+	if r.size == len(r.buf) {
+		nb := make([]held, max(64, 2*len(r.buf)))
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = h
+	r.size++
+}
+
+func (r *heldRing) first() *held { return &r.buf[r.head] }
+
+func (r *heldRing) last() *held { return &r.buf[(r.head+r.size-1)%len(r.buf)] }
+
+func (r *heldRing) pop() *held {
+	h := &r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return h
+}
