@@ -44,18 +44,18 @@ type Model struct {
 	seg segments // time order, and the trace's segments (order.go)
 }
 
-// window is the look-ahead: events wait in ring while ahead is set, for
-// lookahead ns of trace time.
+// window is the look-ahead: while ahead is set, events wait in the order
+// stage (order.go) for lookahead ns of trace time at least.
 type window struct {
 	ahead     bool
 	lookahead int64
-	ring      ring
 }
 
-// span is the trace's first and last timestamps, once it has one.
+// span is the trace's first and last timestamps, once it has one;
+// firstIn is the first time that came in (in input order).
 type span struct {
-	first, last int64
-	haveTime    bool
+	first, last, firstIn int64
+	haveTime             bool
 }
 
 // treeRequest is the tree scope as the user asked for it.
@@ -85,8 +85,9 @@ type Options struct {
 	Timeline bool
 	// Lookahead is how far (trace time, ns) events wait in process and
 	// tree scope for a later record to name a thread's process (0: 100
-	// ms). A pipe, which cannot be read twice, wants more (see Seed); the
-	// window holds at most lookaheadMax events whatever its length.
+	// ms; they wait OrderWindow too). A pipe, which cannot be read twice,
+	// wants more (see Seed); the window holds at most lookaheadMax events
+	// whatever its length.
 	Lookahead int64
 	// OrderWindow is how long (trace time) a record waits for earlier
 	// ones before the text shows a round record (0: orderWindow).
@@ -148,6 +149,7 @@ func NewModel(o Options) *Model {
 	if m.seg.ord.window <= 0 {
 		m.seg.ord.window = orderWindow
 	}
+	m.seg.ord.lookAhead(m.ahead, m.lookahead)
 	if scope == Tree {
 		if o.TreePID > 0 {
 			m.t.setTreeRoot(o.TreePID)
@@ -176,6 +178,9 @@ func (m *Model) Add(e Event) {
 	if e.Time > m.last {
 		m.last = e.Time
 	}
+	if e.Time > 0 && m.firstIn == 0 {
+		m.firstIn = e.Time
+	}
 	if e.Kind == KindSample {
 		m.sample(&e)
 	}
@@ -184,9 +189,8 @@ func (m *Model) Add(e Event) {
 	m.arrive(&e, named)
 }
 
-// enter takes a record whose turn has come in time order (named: its
-// command was the tree root's).
-func (m *Model) enter(e *Event, named bool) {
+// enter hands the tracker a record whose turn has come in time order.
+func (m *Model) enter(e *Event) {
 	if e.Time > 0 && !m.haveTime {
 		// perf stamps synthesized records before the trace 0.000000.
 		m.first, m.haveTime = e.Time, true
@@ -194,7 +198,7 @@ func (m *Model) enter(e *Event, named bool) {
 			m.t.setSplitWindow(m.splitWindow(m.first))
 		}
 	}
-	m.push(e, named)
+	m.t.add(e)
 }
 
 // Ready returns the samples released since the last call, in input order
@@ -222,9 +226,6 @@ func (m *Model) Close() []Weighted {
 		m.pass(true)
 		if m.scopePending {
 			m.guessScope()
-		}
-		for m.ring.len() > 0 {
-			m.t.add(m.ring.pop())
 		}
 		m.splits = m.seg.merge(m.t.finish())
 	}
@@ -354,38 +355,16 @@ func (m *Model) setScope(s Scope) {
 	m.scopePending = false
 	m.scope = s
 	m.ahead = s == Process
+	m.seg.ord.lookAhead(m.ahead, m.lookahead)
 	m.t.setScope(s)
 }
 
-// push hands an event to the tracker, through the look-ahead window when
-// there is one.
-func (m *Model) push(e *Event, named bool) {
-	if !m.ahead && m.ring.len() == 0 {
-		m.t.add(e)
-		return
-	}
-	if m.ahead {
-		m.hint(e)
-		if m.treeComm != nil && named {
-			m.findRoot(e)
-		}
-	}
-	m.ring.push(e)
-	for m.ring.len() > 0 {
-		h := m.ring.peek()
-		if m.ring.len() < lookaheadMax {
-			if m.scopePending && (!m.haveTime || e.Time-m.first < min(lookaheadNs, m.lookahead)) {
-				break // perf's synthesized records at time 0 do not count
-			}
-			if !m.scopePending && m.ahead && e.Time-h.Time < m.lookahead {
-				break
-			}
-		}
-		if m.scopePending {
-			m.guessScope()
-		}
-		m.t.add(m.ring.pop())
-	}
+// undecided reports whether records must still wait for the scope: up
+// to min(lookaheadNs, lookahead) of trace time after the first timed
+// record (perf's synthesized records at time 0 do not count), unless the
+// order stage is full.
+func (m *Model) undecided() bool {
+	return (m.firstIn == 0 || m.seg.ord.newest-m.firstIn < min(lookaheadNs, m.lookahead)) && !m.seg.ord.full()
 }
 
 // hint learns what an event says about processes before it waits.
@@ -477,33 +456,4 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))
 	}
 	return ws
-}
-
-// ring is a FIFO of events.
-type ring struct {
-	buf        []Event
-	head, size int
-}
-
-func (r *ring) len() int { return r.size }
-
-func (r *ring) push(e *Event) {
-	if r.size == len(r.buf) {
-		nb := make([]Event, max(64, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.size)%len(r.buf)] = *e
-	r.size++
-}
-
-func (r *ring) peek() *Event { return &r.buf[r.head] }
-
-func (r *ring) pop() *Event {
-	e := &r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
-	r.size--
-	return e
 }

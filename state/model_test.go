@@ -33,13 +33,14 @@ func clockSample(at int64, pid, tid, cpu, ref int) Event {
 
 // Two threads of one process, sampled without a pid from 1 ms on; a
 // CPU-wide switch names their process only at 50 ms (within the
-// look-ahead), another thread's process only at 250 ms (beyond it). By
+// look-ahead), another thread's process only at 350 ms (beyond it: records
+// wait the order stage's 250 ms window too, order.go). By
 // hand: 101 and 102 run together from their first samples (parallelism
 // 2, group 100); 201 counts alone in its own group until it is named.
 func TestModelLookahead(t *testing.T) {
 	var evs []Event
 	ref := 0
-	for i := int64(1); i <= 300; i++ {
+	for i := int64(1); i <= 400; i++ {
 		for _, tid := range []int{101, 102, 201} {
 			ref++
 			evs = append(evs, clockSample(i*ms+int64(tid), -1, tid, tid%4, ref))
@@ -48,7 +49,7 @@ func TestModelLookahead(t *testing.T) {
 		case 50:
 			evs = append(evs, Event{Kind: KindSwitchCPUWide, Time: i*ms + 500, PID: -1, TID: 0, CPU: 1, Out: true, PeerPID: 100, PeerTID: 101},
 				Event{Kind: KindSwitchCPUWide, Time: i*ms + 600, PID: -1, TID: 0, CPU: 2, Out: true, PeerPID: 100, PeerTID: 102})
-		case 250:
+		case 350:
 			evs = append(evs, Event{Kind: KindSwitchCPUWide, Time: i*ms + 700, PID: -1, TID: 0, CPU: 3, Out: true, PeerPID: 200, PeerTID: 201})
 		}
 	}

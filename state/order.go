@@ -17,7 +17,10 @@ import (
 // (PERF_RECORD_FINISHED_ROUND): when a pass ends, every record up to the
 // latest time seen when the pass before it ended has come. The order stage
 // follows that rule once the text has shown a round record; before, it
-// holds each record until a record orderWindow later has come.
+// holds each record until a record orderWindow later has come. In process
+// and tree scope it is also the Model's look-ahead: records wait there
+// (at least Options.Lookahead) after the Model learnt what they say of
+// processes.
 //
 // A record earlier than one already passed on cannot be put in order
 // (traces concatenated; two traces' records interleaved, once the stage
@@ -43,13 +46,11 @@ const orderMax = 1 << 17
 // small (0.3 MB) to cost little.
 const windowMax = 1 << 11
 
-// held is a record waiting in the order stage. Its Name and Comm are not
-// kept (they are valid only during Add): named says whether Comm was the
-// tree root's command.
+// held is a record waiting in the order stage (its Name and Comm not
+// kept: they are valid only during Add), and its place in input order.
 type held struct {
-	e     Event
-	seq   uint64
-	named bool
+	e   Event
+	seq uint64
 }
 
 // orderStage holds records until every earlier one has come.
@@ -60,11 +61,17 @@ type orderStage struct {
 	free   []int32
 	seq    uint64
 	window int64
-	newest int64 // the latest time come in (this segment)
-	passed int64 // the time of the latest record passed on
-	anyOut bool  // a record has been passed on this segment
-	forced bool  // one was passed on early, the stage full (this segment)
-	rounds bool  // round records seen: perf's rule
+	// delay: in process and tree scope records wait this long at least
+	// (Model's look-ahead), and up to lookaheadMax of them.
+	delay int64
+	// bound: records up to it may go (by the window and delay, or
+	// perf's rule); limit: past this many held, the earliest goes anyway.
+	bound, limit int64
+	newest       int64 // the latest time come in (this segment)
+	passed       int64 // the time of the latest record passed on
+	anyOut       bool  // a record has been passed on this segment
+	forced       bool  // one was passed on early, the stage full (this segment)
+	rounds       bool  // round records seen: perf's rule
 	// roundPrev is the newest time when the latest round record came;
 	// roundFlush the one before: records up to it may go.
 	roundPrev, roundFlush int64
@@ -106,9 +113,38 @@ func (o *orderStage) stepsBack(e *Event) bool {
 	return o.anyOut && e.Time > 0 && e.Time < o.passed
 }
 
+// lookAhead sets the Model's look-ahead: with ahead, records wait delay
+// at least.
+func (o *orderStage) lookAhead(ahead bool, delay int64) {
+	o.delay = 0
+	if ahead {
+		o.delay = delay
+	}
+	o.setBound()
+}
+
+// setBound sets bound and limit from the newest time and the rules.
+func (o *orderStage) setBound() {
+	o.limit = windowMax
+	if o.rounds {
+		o.limit = orderMax
+	}
+	if o.delay > 0 {
+		o.limit = max(o.limit, lookaheadMax)
+	}
+	if o.rounds {
+		o.bound = min(o.roundFlush, o.newest-o.delay)
+		return
+	}
+	o.bound = o.newest - max(o.window, o.delay)
+}
+
+// full reports whether the stage holds its most.
+func (o *orderStage) full() bool { return int64(o.run.size+len(o.late)) >= o.limit }
+
 // put takes a record in: the common case (no earlier one waiting) at the
 // end of run.
-func (o *orderStage) put(e *Event, named bool) {
+func (o *orderStage) put(e *Event) {
 	k := o.key(e)
 	if e.Time <= 0 {
 		e.Time = k // mid-trace: the tracker's clock must not step back
@@ -121,11 +157,30 @@ func (o *orderStage) put(e *Event, named bool) {
 	}
 	o.seq++
 	if o.run.size == 0 || k >= o.run.last().e.Time {
-		o.run.push(held{e: *e, seq: o.seq, named: named})
+		h := o.run.add()
+		h.e, h.seq = *e, o.seq
 	} else {
-		o.pushLate(held{e: *e, seq: o.seq, named: named})
+		o.pushLate(held{e: *e, seq: o.seq})
 	}
-	o.newest = max(o.newest, k)
+	if k > o.newest {
+		o.newest = k
+		if !o.rounds {
+			o.bound = k - max(o.window, o.delay)
+		}
+	}
+}
+
+// due reports whether the earliest record held may go, or next must
+// decide (the common case, records in time order, inlined).
+func (o *orderStage) due() bool {
+	if len(o.late) > 0 {
+		return true
+	}
+	if o.run.size == 0 {
+		return false
+	}
+	t := o.run.buf[o.run.head].e.Time
+	return t <= o.bound || t <= 0 || int64(o.run.size) > o.limit
 }
 
 // beyond reports whether a record at k came later than the stage waits:
@@ -142,11 +197,12 @@ func (o *orderStage) beyond(k int64) bool {
 func (o *orderStage) round() {
 	o.rounds = true
 	o.roundFlush, o.roundPrev = o.roundPrev, o.newest
+	o.setBound()
 }
 
 // next returns the earliest record if it may go (all: every one may), or
 // nil. The record is valid until the next put.
-func (o *orderStage) next(all bool) *held {
+func (o *orderStage) next(all bool) *Event {
 	n := o.run.size + len(o.late)
 	if n == 0 {
 		return nil
@@ -159,22 +215,18 @@ func (o *orderStage) next(all bool) *held {
 	} else {
 		t = o.late[0].time
 	}
-	bound := o.newest - o.window
-	if o.rounds {
-		bound = o.roundFlush
-	}
 	switch {
-	case all || t <= bound || t <= 0: // untimed, before any time
-	case n > orderMax || n > windowMax && !o.rounds:
+	case all || t <= o.bound || t <= 0: // untimed, before any time
+	case int64(n) > o.limit:
 		o.forced = true
 	default:
 		return nil
 	}
 	o.passed, o.anyOut = t, true
 	if fromRun {
-		return o.run.pop()
+		return &o.run.pop().e
 	}
-	return o.popLate()
+	return &o.popLate().e
 }
 
 func before(e *Event, seq uint64, t int64, tseq uint64) bool {
@@ -185,6 +237,7 @@ func before(e *Event, seq uint64, t int64, tseq uint64) bool {
 func (o *orderStage) reset() {
 	o.newest, o.passed, o.anyOut, o.forced = 0, 0, false, false
 	o.roundPrev, o.roundFlush = 0, 0
+	o.setBound()
 	if cap(o.slots) > 1024 {
 		o.slots, o.free = nil, nil // a full stage's memory goes
 	}
@@ -295,16 +348,25 @@ type heldRing struct {
 	head, size int
 }
 
-func (r *heldRing) push(h held) {
+// add returns the ring's new last slot, to be filled.
+func (r *heldRing) add() *held {
 	if r.size == len(r.buf) {
-		nb := make([]held, max(64, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
+		r.grow()
 	}
-	r.buf[(r.head+r.size)%len(r.buf)] = h
+	i := r.head + r.size
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
 	r.size++
+	return &r.buf[i]
+}
+
+func (r *heldRing) grow() {
+	nb := make([]held, max(64, 2*len(r.buf)))
+	for i := 0; i < r.size; i++ {
+		nb[i] = r.buf[(r.head+i)%len(r.buf)]
+	}
+	r.buf, r.head = nb, 0
 }
 
 func (r *heldRing) first() *held { return &r.buf[r.head] }
@@ -313,7 +375,9 @@ func (r *heldRing) last() *held { return &r.buf[(r.head+r.size-1)%len(r.buf)] }
 
 func (r *heldRing) pop() *held {
 	h := &r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
+	if r.head++; r.head == len(r.buf) {
+		r.head = 0
+	}
 	r.size--
 	return h
 }

@@ -21,14 +21,34 @@ func (m *Model) arrive(e *Event, named bool) {
 		m.seg.ord.step(e)
 		m.endSegment()
 	}
-	m.seg.ord.put(e, named)
+	if m.ahead {
+		// Look ahead: what a record says of processes is known before
+		// the records before it count.
+		m.hint(e)
+		if m.treeComm != nil && named {
+			m.findRoot(e)
+		}
+	}
+	m.seg.ord.put(e)
 	m.pass(false)
 }
 
-// pass hands the records whose turn has come (all: every one held) on.
+// pass hands the records whose turn has come (all: every one held) on,
+// once the scope is decided.
 func (m *Model) pass(all bool) {
-	for h := m.seg.ord.next(all); h != nil; h = m.seg.ord.next(all) {
-		m.enter(&h.e, h.named)
+	o := &m.seg.ord
+	for all || o.due() {
+		if m.scopePending {
+			if !all && m.undecided() {
+				return
+			}
+			m.guessScope()
+		}
+		e := o.next(all)
+		if e == nil {
+			return
+		}
+		m.enter(e)
 	}
 }
 
@@ -39,9 +59,6 @@ func (m *Model) endSegment() {
 	m.pass(true)
 	if m.scopePending {
 		m.guessScope()
-	}
-	for m.ring.len() > 0 {
-		m.t.add(m.ring.pop())
 	}
 	splits := m.t.finish()
 	m.t.endTimeline()
