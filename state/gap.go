@@ -68,8 +68,9 @@ func (t *tracker) setGap(gap int64) {
 func (t *tracker) advance(now int64) {
 	// The clock follows the records, not their maximum: one wild
 	// timestamp must not make every later gap overdue. A step back longer
-	// than the silence limit (a corrupt line just before, or traces
-	// concatenated) ends every open gap: nothing is known across it.
+	// than the silence limit ends every open gap: nothing is known across
+	// it. (The Model hands records over in time order, and starts a new
+	// segment, with a new tracker, where they step back: order.go.)
 	back := t.now - now
 	t.now = now
 	if t.cfg.Gap > 0 && back > t.cfg.Gap {
