@@ -24,7 +24,9 @@ import (
 //
 // A record earlier than one already passed on cannot be put in order
 // (traces concatenated; two traces' records interleaved, once the stage
-// is full): it starts a new segment. The tracker ends every thread's
+// is full): it starts a new segment, as does a record at time 0 after
+// timed ones (perf script prints its synthesized records at 0.000000
+// only at its start: another trace begins). The tracker ends every thread's
 // state there (its open gaps, its off-CPU shares), and what each group
 // said of its span is summed over the segments (Split.Before), so that
 // wall <= span and, with off-CPU time, total = span hold in each segment
@@ -91,6 +93,9 @@ type orderAcct struct {
 	lateBy int64 // how far behind the newest, at most
 	steps  int   // steps back past records already passed on: new segments
 	stepBy int64
+	// restarts: records at time 0 after timed ones (another trace's
+	// start): new segments too
+	restarts int
 	// from and to: the latest step, newest time to the record's
 	from, to int64
 	full     int // steps after the full stage passed records on early
@@ -107,10 +112,15 @@ func (o *orderStage) key(e *Event) int64 {
 	return o.newest
 }
 
-// stepsBack reports whether e comes before a record already passed on: it
-// cannot be put in order, and starts a new segment.
+// stepsBack reports whether e starts a new segment: it comes before a
+// record already passed on (it cannot be put in order), or it is a record
+// at time 0 after timed ones (perf script prints its synthesized records
+// at 0.000000 only at the start of its output: another trace begins).
 func (o *orderStage) stepsBack(e *Event) bool {
-	return o.anyOut && e.Time > 0 && e.Time < o.passed
+	if e.Time <= 0 {
+		return o.newest > 0
+	}
+	return o.anyOut && e.Time < o.passed
 }
 
 // lookAhead sets the Model's look-ahead: with ahead, records wait delay
@@ -249,9 +259,13 @@ func (o *orderStage) step(e *Event) {
 	if o.forced {
 		o.acct.full++
 	}
+	o.acct.from, o.acct.to = o.newest, max(e.Time, 0)
+	if e.Time <= 0 {
+		o.acct.restarts++
+		return
+	}
 	o.acct.steps++
 	o.acct.stepBy = max(o.acct.stepBy, o.newest-e.Time)
-	o.acct.from, o.acct.to = o.newest, e.Time
 }
 
 // noteEarly counts a record out of order before any round record.
@@ -264,7 +278,7 @@ func (o *orderStage) noteEarly() {
 // warning says what the stage did, if it did more than wait.
 func (o *orderStage) warning() string {
 	a := &o.acct
-	if a.steps == 0 && a.late == 0 {
+	if a.steps == 0 && a.late == 0 && a.restarts == 0 {
 		return ""
 	}
 	rule := fmt.Sprintf("a %.0f ms window", float64(o.window)/1e6)
@@ -280,9 +294,15 @@ func (o *orderStage) warning() string {
 		if a.full > 0 {
 			p += fmt.Sprintf(" (%d of them after the full ordering stage had passed records on early)", a.full)
 		}
-		parts = append(parts, p+"; each step starts a new segment, in which every thread's state begins afresh (spans are summed over the segments)")
+		parts = append(parts, p)
 	}
-	s := "records are not in time order: " + strings.Join(parts, "; ")
+	if a.restarts > 0 {
+		parts = append(parts, fmt.Sprintf("another trace began %d time(s) (records at 0.000000, perf's synthesized ones, after timed ones)", a.restarts))
+	}
+	if a.steps+a.restarts > 0 {
+		parts = append(parts, "each starts a new segment, in which every thread's state begins afresh (spans are summed over the segments)")
+	}
+	s := "records are not one trace in time order: " + strings.Join(parts, "; ")
 	if o.rounds && a.early > 0 {
 		// perf record wrote its first round record late (per-task: after
 		// 10 s of records, measured).

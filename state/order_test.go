@@ -1,7 +1,6 @@
 package state
 
 import (
-	"sort"
 	"strings"
 	"testing"
 )
@@ -187,17 +186,33 @@ func TestOrderStageBounded(t *testing.T) {
 	}
 }
 
-// A record without a time in the middle of a trace (perf's synthesized
-// records at 0.000000 of a second trace appended) goes with its
-// neighbours: the tracker's clock never steps back to 0.
-func TestOrderUntimedKeepsItsPlace(t *testing.T) {
-	evs := timeline(orderThreads())
-	mid := sort.Search(len(evs), func(i int) bool { return evs[i].Time >= 100*ms })
-	untimed := Event{Kind: KindComm, PID: 1, TID: 1}
-	evs = append(evs[:mid:mid], append([]Event{untimed}, evs[mid:]...)...)
+// perf script prints its synthesized records (at 0.000000) only at the
+// start of its output: one after timed records is another trace's start.
+// Two copies of a 0.2 s trace (shorter than the window: the step back
+// alone would have them merged), each with such a record first: two
+// segments, each counted as alone, the span theirs summed, one warning.
+func TestOrderNewTraceAtTimeZero(t *testing.T) {
+	one := timeline(orderThreads())
+	start := Event{Kind: KindComm, PID: 1, TID: 1}
+	evs := append([]Event{start}, one...)
+	evs = append(evs, start)
+	for _, e := range one {
+		if e.Kind == KindSample {
+			e.Ref += 100000
+		}
+		evs = append(evs, e)
+	}
 	m, _, pars := feedOff(t, Options{}, evs)
-	checkOrderRun(t, m, pars, evs, 1)
-	if n, _, _ := m.StepsBack(); n != 0 {
-		t.Errorf("%d steps back, want none", n)
+	for _, e := range evs {
+		if e.Kind == KindSample && pars[e.Ref] != wantOrderPar(e) {
+			t.Errorf("sample %d (tid %d at %d ms): parallelism %d, want %d", e.Ref, e.TID, e.Time/ms, pars[e.Ref], wantOrderPar(e))
+		}
+	}
+	checkOrderRun(t, m, pars, one, 2)
+	if n, from, to := m.StepsBack(); n != 1 || from != 210*ms || to != 0 {
+		t.Errorf("StepsBack %d, from %d to %d; want 1, from 210 ms to 0", n, from, to)
+	}
+	if ws := strings.Join(m.Warnings(), "\n"); !strings.Contains(ws, "another trace began 1 time(s)") {
+		t.Errorf("warnings %q lack the new trace", ws)
 	}
 }

@@ -163,10 +163,11 @@ func (t *tracker) endTimeline() {
 }
 
 // StepsBack returns how many records came later than time order allows
-// (beyond the order stage's window, or past records already counted: a
-// new segment each), and the latest of them: from the newest time seen
-// back to its. --strict makes one an error.
+// (beyond the order stage's window, or past records already counted, or
+// at time 0 after timed ones: a new segment each of the last two), and
+// the latest of them: from the newest time seen back to its (0: a record
+// at time 0). --strict makes one an error.
 func (m *Model) StepsBack() (n int, from, to int64) {
 	a := &m.seg.ord.acct
-	return a.late + a.steps, a.from, a.to
+	return a.late + a.steps + a.restarts, a.from, a.to
 }

@@ -43,5 +43,8 @@ func (r *Run) stepBack(line int) error {
 	if n == 0 {
 		return nil
 	}
+	if to == 0 {
+		return fmt.Errorf("%s:%d: a record at time 0 after records up to %.6f s (--strict): perf script prints those only at its start, so another trace begins here (traces concatenated?); give one perf script output", r.in.Name, line, float64(from)/1e9)
+	}
 	return fmt.Errorf("%s:%d: time steps back %.6f s, from %.6f to %.6f (--strict): records out of time order beyond the ordering window (traces concatenated or interleaved?); give one perf script output in its own order", r.in.Name, line, float64(from-to)/1e9, float64(from)/1e9, float64(to)/1e9)
 }
