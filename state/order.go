@@ -103,15 +103,6 @@ type orderAcct struct {
 	early int
 }
 
-// key is the time a record is ordered by: a record with no time goes with
-// its neighbours in input order.
-func (o *orderStage) key(e *Event) int64 {
-	if e.Time > 0 {
-		return e.Time
-	}
-	return o.newest
-}
-
 // stepsBack reports whether e starts a new segment: it comes before a
 // record already passed on (it cannot be put in order), or it is a record
 // at time 0 after timed ones (perf script prints its synthesized records
@@ -155,10 +146,7 @@ func (o *orderStage) full() bool { return int64(o.run.size+len(o.late)) >= o.lim
 // put takes a record in: the common case (no earlier one waiting) at the
 // end of run.
 func (o *orderStage) put(e *Event) {
-	k := o.key(e)
-	if e.Time <= 0 {
-		e.Time = k // mid-trace: the tracker's clock must not step back
-	}
+	k := e.Time // a record at time 0 comes only before timed ones (stepsBack)
 	if o.beyond(k) {
 		o.noteEarly()
 		o.acct.late++
@@ -174,7 +162,9 @@ func (o *orderStage) put(e *Event) {
 	}
 	if k > o.newest {
 		o.newest = k
-		if !o.rounds {
+		if o.rounds {
+			o.bound = min(o.roundFlush, k-o.delay)
+		} else {
 			o.bound = k - max(o.window, o.delay)
 		}
 	}
