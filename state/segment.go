@@ -86,6 +86,7 @@ func (s *segments) carry(splits []Split) {
 			sp.Runnable += old.Runnable
 			sp.Blocked += old.Blocked
 			sp.CPU += old.CPU
+			sp.Unsampled = sp.Unsampled.Add(old.Unsampled)
 		}
 		seg[sp.Group] = sp
 	}
@@ -98,6 +99,7 @@ func (s *segments) carry(splits []Split) {
 		p.Runnable += sp.Runnable
 		p.Blocked += sp.Blocked
 		p.CPU += sp.CPU
+		p.Unsampled = p.Unsampled.Add(sp.Unsampled)
 		s.prior[key] = p
 	}
 }
@@ -122,6 +124,7 @@ func (s *segments) merge(splits []Split) []Split {
 		sp.Runnable += p.Runnable
 		sp.Blocked += p.Blocked
 		sp.CPU += p.CPU
+		sp.Unsampled = sp.Unsampled.Add(p.Unsampled)
 	}
 	for key, p := range s.prior {
 		if !done[key] {
