@@ -147,7 +147,7 @@ func concat(t *testing.T, path string, n int) string {
 // and the wall against wantWall (s), frame's share against its design
 // (points), and with --off-cpu total = span. Wall is the samples'
 // estimate of the time on CPU: in the build's trace, in time order, it
-// is 0.7 % over the switch records' count (3.183 s for 3.160 s), so the
+// is 0.5 % over the switch records' count (3.177 s for 3.160 s), so the
 // span bounds it within 1 %.
 func checkSegmented(t *testing.T, path string, args []string, want, wantWall float64, frame string, share float64) {
 	t.Helper()
