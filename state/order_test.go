@@ -216,3 +216,41 @@ func TestOrderNewTraceAtTimeZero(t *testing.T) {
 		t.Errorf("warnings %q lack the new trace", ws)
 	}
 }
+
+// Text in time order for sortedAfter and sortedRecords is perf's sorted
+// output: the stage stops holding records (workload scope), and a record
+// out of order after that starts a new segment; until then records out
+// of order within the window are put in order.
+func TestOrderStageSortedText(t *testing.T) {
+	const n = sortedRecords + 1000
+	step := int64(2*sortedAfter) / n // 8 s of records
+	run := func(lateAt int) (heldLate, steps, released int) {
+		m := NewModel(Options{Scope: Workload})
+		ref := 0
+		add := func(at int64) {
+			ref++
+			m.Add(clockSample(at, 1, 1+ref%2, ref%2, ref))
+			released += len(m.Ready())
+		}
+		for i := 0; i < n; i++ {
+			add(ms + int64(i)*step)
+			if i == lateAt {
+				heldLate = m.seg.ord.run.size + len(m.seg.ord.late)
+				add(ms + int64(i)*step - 100*ms) // 100 ms late: within the window
+			}
+		}
+		released += len(m.Close())
+		steps, _, _ = m.StepsBack()
+		return heldLate, steps, released
+	}
+	// Late in the first second: put in order, nothing told.
+	if _, steps, rel := run(1000); steps != 0 || rel != n+1 {
+		t.Errorf("late record at 1000: %d told, released %d of %d", steps, rel, n+1)
+	}
+	// Late after 8 s of sorted text: nothing was held, so it is a step
+	// back (a new segment).
+	held, steps, rel := run(n - 10)
+	if steps != 1 || rel != n+1 || held > 1 {
+		t.Errorf("late record at the end: %d told, %d held before it, released %d of %d", steps, held, rel, n+1)
+	}
+}

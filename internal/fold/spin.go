@@ -73,7 +73,11 @@ type spinDetector struct {
 	// byID caches the verdict on a frame by its parse.Frame ID: 0 not
 	// asked yet, 1 no, 2 yes.
 	byID []uint8
-	name []byte // scratch: an unknown symbol's [dso]
+	// bySym caches the verdict on frames the parser did not number (a
+	// sample's frame on its header line, without -g), by name and DSO.
+	bySym map[string]bool
+	name  []byte // scratch: an unknown symbol's [dso]
+	key   []byte // scratch: a bySym key
 	// Profiled spin samples: how many, their CPU, their wall with the
 	// rule and as work (period/all running threads).
 	samples          int
@@ -100,7 +104,7 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 			continue
 		}
 		if f.ID == 0 {
-			return d.match(f)
+			return d.matchUnnumbered(f)
 		}
 		if int(f.ID) >= len(d.byID) {
 			d.byID = append(d.byID, make([]uint8, int(f.ID)+1-len(d.byID))...)
@@ -116,6 +120,25 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 		return v == 2
 	}
 	return false
+}
+
+// maxSpinSyms bounds bySym: past it, frames are matched each time.
+const maxSpinSyms = 1 << 14
+
+// matchUnnumbered matches a frame without an ID, through bySym.
+func (d *spinDetector) matchUnnumbered(f *parse.Frame) bool {
+	d.key = append(append(append(d.key[:0], f.Sym...), 0), f.DSO...)
+	if v, ok := d.bySym[string(d.key)]; ok {
+		return v
+	}
+	v := d.match(f)
+	if d.bySym == nil {
+		d.bySym = make(map[string]bool)
+	}
+	if len(d.bySym) < maxSpinSyms {
+		d.bySym[string(d.key)] = v
+	}
+	return v
 }
 
 var unknownSym = []byte("[unknown]")
