@@ -26,11 +26,15 @@ import (
 // [libopenblasp-r0.3.21.so] (measured: with OPENBLAS_THREAD_TIMEOUT=4,
 // which puts the worker to sleep at once, no sample of the worker ends
 // in an unnamed OpenBLAS function; their work is in named kernels).
-const BuiltinSpin = `^(__GI_)?_*sched_yield$` +
-	`|^blas_thread_server$|^\[libopenblas[^\]]*\]$` +
-	`|^gomp_(team_)?barrier_wait|^gomp_simple_barrier_wait|^do_(spin|wait)$|^\[libgomp[^\]]*\]$` +
-	`|__kmp_\w*(wait|yield|barrier)` +
-	`|^_*pthread_spin_(lock|trylock)$`
+const BuiltinSpin = `^(?:(?:__GI_)?_*sched_yield` +
+	`|blas_thread_server|\[libopenblas[^\]]*\]` +
+	`|gomp_(?:team_)?barrier_wait\w*|gomp_simple_barrier_wait\w*|do_(?:spin|wait)|\[libgomp[^\]]*\]` +
+	`|__kmp_\w*(?:wait|yield|barrier)\w*(?:<.*)?` +
+	`|_*pthread_spin_(?:lock|trylock))$`
+
+// The list is anchored as a whole: a search from every position of every
+// distinct frame (an unanchored __kmp_ alternative) took a fifth of a
+// run's instructions on a 40 MB build trace (callgrind).
 
 // SpinRule says which samples are spin-waits: those whose innermost frame
 // outside the kernel names a function it matches, by its name as the

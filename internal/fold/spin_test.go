@@ -91,3 +91,24 @@ func TestSpinRule(t *testing.T) {
 		t.Errorf("bad regex: %v", err)
 	}
 }
+
+// TestBuiltinSpinNames: the built-in list takes the spin-waits' names as
+// perf prints them (recorded: __sched_yield, Debian's unnamed libgomp and
+// OpenBLAS code as [dso]; documented: libgomp's, LLVM OpenMP's), and not
+// the work around them.
+func TestBuiltinSpinNames(t *testing.T) {
+	for _, n := range []string{"sched_yield", "__sched_yield", "__GI___sched_yield", "blas_thread_server",
+		"[libopenblasp-r0.3.21.so]", "[libgomp.so.1.0.0]", "gomp_team_barrier_wait_end", "gomp_barrier_wait_end",
+		"do_spin", "__kmp_wait_4", "__kmp_wait_template<kmp_flag_64<false, true>, true, false, true>",
+		"__kmp_yield", "__kmp_hyper_barrier_gather", "pthread_spin_lock"} {
+		if !builtinSpin.MatchString(n) {
+			t.Errorf("%s is not a spin-wait", n)
+		}
+	}
+	for _, n := range []string{"dgemm_kernel_SKYLAKEX", "spin_for", "[libc.so.6]", "main._omp_fn.1",
+		"GOMP_parallel", "my_sched_yield_wrapper", "x__kmp_wait"} {
+		if builtinSpin.MatchString(n) {
+			t.Errorf("%s is a spin-wait", n)
+		}
+	}
+}
