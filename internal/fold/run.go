@@ -175,7 +175,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			r.fields.Add(rec)
 		}
 		ev.Clock = r.sel.clock(rec.Event)
-		ev.Spin = r.spin != nil && r.spin.spins(rec.Frames)
+		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Frames)
 	case parse.KindSwitch, parse.KindSwitchCPUWide:
 		ev.Ref = state.OtherEvent
 		if r.cfg.OffCPU && rec.TID > 0 {

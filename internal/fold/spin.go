@@ -77,6 +77,8 @@ type spinDetector struct {
 	// byID caches the verdict on a frame by its parse.Frame ID: 0 not
 	// asked yet, 1 no, 2 yes.
 	byID []uint8
+	// byRef caches the verdict on a stack by the output's handle (as byID).
+	byRef []uint8
 	// bySym caches the verdict on frames the parser did not number (a
 	// sample's frame on its header line, without -g), by name and DSO.
 	bySym map[string]bool
@@ -97,6 +99,33 @@ func newSpinDetector(rule SpinRule) *spinDetector {
 }
 
 var kernelDSO = []byte("[kernel")
+
+// spinsAt is spins for a stack the output interned as ref (>= 0): its
+// verdict is kept by ref, one lookup per sample (the frames' walk cost 1 %
+// of a run).
+func (d *spinDetector) spinsAt(ref int, frames []parse.Frame) bool {
+	if ref < 0 {
+		return d.spins(frames)
+	}
+	if ref >= len(d.byRef) {
+		if ref >= maxSpinRefs {
+			return d.spins(frames)
+		}
+		d.byRef = append(d.byRef, make([]uint8, ref+1-len(d.byRef))...)
+	}
+	v := d.byRef[ref]
+	if v == 0 {
+		v = 1
+		if d.spins(frames) {
+			v = 2
+		}
+		d.byRef[ref] = v
+	}
+	return v == 2
+}
+
+// maxSpinRefs bounds byRef (a byte per stack).
+const maxSpinRefs = 1 << 24
 
 // spins reports a stack (innermost frame first, as perf prints it) whose
 // innermost frame outside the kernel is a spin-wait: the thread waits,
