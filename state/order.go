@@ -211,6 +211,19 @@ func (o *orderStage) put(e *Event) {
 	}
 }
 
+// through takes e past the stage when the text is sorted and nothing is
+// held (a copy in and out of the ring saved per record): it reports
+// whether it did.
+func (o *orderStage) through(e *Event) bool {
+	if !o.sorted || o.rounds || o.delay > 0 || o.run.size > 0 || len(o.late) > 0 || e.Time < o.newest {
+		return false
+	}
+	o.seq++
+	o.newest, o.bound = e.Time, e.Time
+	o.passed, o.anyOut = e.Time, true
+	return true
+}
+
 // due reports whether the earliest record held may go, or next must
 // decide (the common case, records in time order, inlined).
 func (o *orderStage) due() bool {

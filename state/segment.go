@@ -29,6 +29,10 @@ func (m *Model) arrive(e *Event, named bool) {
 			m.findRoot(e)
 		}
 	}
+	if m.seg.ord.through(e) && !m.scopePending {
+		m.enter(e) // sorted text: nothing held, nothing to wait for
+		return
+	}
 	m.seg.ord.put(e)
 	m.pass(false)
 }
