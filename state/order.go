@@ -87,16 +87,22 @@ type orderStage struct {
 	anyOut       bool  // a record has been passed on this segment
 	forced       bool  // one was passed on early, the stage full (this segment)
 	rounds       bool  // round records seen: perf's rule
-	// sorted: sortedAfter of records came in time order from start (the
-	// segment's first timed record), no round record: the window is 0.
-	sorted   bool
-	start    int64
-	startSeq uint64
-	wait     int64 // the window in force: window, or 0 once sorted
+	sortedText
 	// roundPrev is the newest time when the latest round record came;
 	// roundFlush the one before: records up to it may go.
 	roundPrev, roundFlush int64
 	acct                  orderAcct
+}
+
+// sortedText is what the stage knows of text in perf's sorted order:
+// sorted once sortedAfter and sortedRecords of records came in time
+// order from start (the segment's first timed record; startSeq its
+// record) with no round record; the window in force (wait) is then 0.
+type sortedText struct {
+	sorted   bool
+	start    int64
+	startSeq uint64
+	wait     int64 // the window in force: window, or 0 once sorted
 }
 
 // lateKey is a record of orderStage.late.
