@@ -198,9 +198,10 @@ func (o *orderStage) put(e *Event) {
 		o.acct.from, o.acct.to = o.newest, k
 	}
 	o.seq++
-	if o.run.size == 0 || k >= o.run.last().e.Time {
+	if o.run.size == 0 || k >= o.run.lastTime {
 		h := o.run.add()
 		h.e, h.seq = *e, o.seq
+		o.run.lastTime = k
 	} else {
 		o.pushLate(held{e: *e, seq: o.seq})
 	}
@@ -287,6 +288,23 @@ func (o *orderStage) next(all bool) *Event {
 		return &o.run.pop().e
 	}
 	return &o.popLate().e
+}
+
+// nextRun is next when no late record waits: the run's first record, if
+// its turn has come.
+func (o *orderStage) nextRun() *Event {
+	if o.run.size == 0 {
+		return nil
+	}
+	t := o.run.buf[o.run.head].e.Time
+	if t > o.bound && t > 0 {
+		if int64(o.run.size) <= o.limit {
+			return nil
+		}
+		o.forced = true
+	}
+	o.passed, o.anyOut = t, true
+	return &o.run.pop().e
 }
 
 func before(e *Event, seq uint64, t int64, tseq uint64) bool {
@@ -417,6 +435,7 @@ func (o *orderStage) less(i, j int) bool {
 type heldRing struct {
 	buf        []held
 	head, size int
+	lastTime   int64 // the time of the record added last (while size > 0)
 }
 
 // add returns the ring's new last slot, to be filled.
@@ -434,15 +453,12 @@ func (r *heldRing) add() *held {
 
 func (r *heldRing) grow() {
 	nb := make([]held, max(64, 2*len(r.buf)))
-	for i := 0; i < r.size; i++ {
-		nb[i] = r.buf[(r.head+i)%len(r.buf)]
-	}
+	n := copy(nb, r.buf[r.head:min(r.head+r.size, len(r.buf))])
+	copy(nb[n:], r.buf[:r.size-n])
 	r.buf, r.head = nb, 0
 }
 
 func (r *heldRing) first() *held { return &r.buf[r.head] }
-
-func (r *heldRing) last() *held { return &r.buf[(r.head+r.size-1)%len(r.buf)] }
 
 func (r *heldRing) pop() *held {
 	h := &r.buf[r.head]
