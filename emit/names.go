@@ -54,7 +54,7 @@ func FrameNames(dst []string, f *parse.Frame, java bool, o NameOptions) []string
 			if !strings.HasSuffix(name, "_[i]") {
 				name += "_[i]"
 			}
-		case o.Kernel && isKernelDSO(dso):
+		case o.Kernel && IsKernelDSO(dso):
 			name += "_[k]"
 		case o.JIT && isJITDSO(dso):
 			if !strings.HasSuffix(name, "_[j]") {
@@ -126,7 +126,10 @@ func cutArgs(s string) string {
 	return s
 }
 
-func isKernelDSO(dso []byte) bool {
+// IsKernelDSO reports a kernel frame's DSO as --kernel annotates it:
+// [kernel.kallsyms] or any other in brackets but [unknown], a module's
+// .ko, vmlinux.
+func IsKernelDSO(dso []byte) bool {
 	if len(dso) == 0 || string(dso) == "[unknown]" {
 		return false
 	}

@@ -1,10 +1,10 @@
 package fold
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 
+	"github.com/wallfold/wallfold/emit"
 	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
@@ -38,8 +38,9 @@ const BuiltinSpin = `^(?:(?:__GI_)?_*sched_yield` +
 
 // SpinRule says which samples are spin-waits: those whose innermost frame
 // outside the kernel names a function it matches, by its name as the
-// output writes it (an unknown symbol as [dso], the DSO's base name). Its zero value is the
-// built-in list; "none" turns the rule off.
+// output writes it (emit.FrameNames: an unknown symbol as [dso], the
+// DSO's base name). Its zero value is the built-in list; "none" turns the
+// rule off.
 type SpinRule struct {
 	re  *regexp.Regexp // nil: the built-in list
 	off bool
@@ -79,11 +80,7 @@ type spinDetector struct {
 	byID []uint8
 	// byRef caches the verdict on a stack by the output's handle (as byID).
 	byRef []uint8
-	// bySym caches the verdict on frames the parser did not number (a
-	// sample's frame on its header line, without -g), by name and DSO.
-	bySym map[string]bool
-	name  []byte // scratch: an unknown symbol's [dso]
-	key   []byte // scratch: a bySym key
+	names []string // scratch: a frame's names
 	// Profiled spin samples: how many, their CPU, their wall with the
 	// rule and as work (period/all running threads).
 	samples          int
@@ -97,8 +94,6 @@ func newSpinDetector(rule SpinRule) *spinDetector {
 	}
 	return &spinDetector{re: re}
 }
-
-var kernelDSO = []byte("[kernel")
 
 // spinsAt is spins for a stack the output interned as ref (>= 0): its
 // verdict is kept by ref, one lookup per sample (the frames' walk cost 1 %
@@ -133,11 +128,11 @@ const maxSpinRefs = 1 << 24
 func (d *spinDetector) spins(frames []parse.Frame) bool {
 	for i := range frames {
 		f := &frames[i]
-		if bytes.HasPrefix(f.DSO, kernelDSO) {
+		if emit.IsKernelDSO(f.DSO) {
 			continue
 		}
 		if f.ID == 0 {
-			return d.matchUnnumbered(f)
+			return d.match(f) // not numbered: each time (a new stack's)
 		}
 		if int(f.ID) >= len(d.byID) {
 			d.byID = append(d.byID, make([]uint8, int(f.ID)+1-len(d.byID))...)
@@ -155,38 +150,11 @@ func (d *spinDetector) spins(frames []parse.Frame) bool {
 	return false
 }
 
-// maxSpinSyms bounds bySym: past it, frames are matched each time.
-const maxSpinSyms = 1 << 14
-
-// matchUnnumbered matches a frame without an ID, through bySym.
-func (d *spinDetector) matchUnnumbered(f *parse.Frame) bool {
-	d.key = append(append(append(d.key[:0], f.Sym...), 0), f.DSO...)
-	if v, ok := d.bySym[string(d.key)]; ok {
-		return v
-	}
-	v := d.match(f)
-	if d.bySym == nil {
-		d.bySym = make(map[string]bool)
-	}
-	if len(d.bySym) < maxSpinSyms {
-		d.bySym[string(d.key)] = v
-	}
-	return v
-}
-
-var unknownSym = []byte("[unknown]")
-
-// match matches a frame's name; an unknown symbol is named [dso].
+// match matches a frame's name as the output writes it (its innermost
+// name, for an inline chain).
 func (d *spinDetector) match(f *parse.Frame) bool {
-	if len(f.Sym) > 0 && !bytes.Equal(f.Sym, unknownSym) {
-		return d.re.Match(f.Sym)
-	}
-	if len(f.DSO) == 0 {
-		return false
-	}
-	dso := f.DSO[bytes.LastIndexByte(f.DSO, '/')+1:]
-	d.name = append(append(append(d.name[:0], '['), dso...), ']')
-	return d.re.Match(d.name)
+	d.names = emit.FrameNames(d.names[:0], f, false, emit.NameOptions{})
+	return len(d.names) > 0 && d.re.MatchString(d.names[len(d.names)-1])
 }
 
 // note counts a released profiled sample of wall weight wall.
