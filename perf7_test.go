@@ -8,14 +8,14 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
-	"io"
-	"os"
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 func perf7Trace(name string) string { return filepath.Join("testdata", "perf7", name) }
@@ -34,17 +34,9 @@ var sampleHeader = regexp.MustCompile(`^\s*(.*?)\s+-?\d+(?:/-?\d+)?\s+(?:\[\d+\]
 
 func perf7Samples(t *testing.T, name string) []textSample {
 	t.Helper()
-	f, err := os.Open(perf7Trace(name))
-	if err != nil {
-		t.Fatalf("test input missing: %v", err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := testtrace.Read(t, perf7Trace(name))
 	var out []textSample
-	sc := bufio.NewScanner(io.Reader(z))
+	sc := bufio.NewScanner(bytes.NewReader(text))
 	for sc.Scan() {
 		line := sc.Text()
 		if m := sampleHeader.FindStringSubmatch(line); m != nil {

@@ -3,13 +3,12 @@ package parse
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // perf 7.x text against perf 6.1's text of the same perf.data
@@ -19,20 +18,7 @@ import (
 // perf7Text returns the unzipped text of ../testdata/perf7/name.
 func perf7Text(t *testing.T, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "perf7", name))
-	if err != nil {
-		t.Fatalf("test input missing: %v", err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testtrace.Read(t, filepath.Join("..", "testdata", "perf7", name))
 }
 
 // stacksByText splits perf script text into its samples' stacks with no
