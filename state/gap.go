@@ -127,10 +127,19 @@ func (t *tracker) advance(now int64) {
 // discontinuity decides every open gap as "stopped at its last sign".
 func (t *tracker) discontinuity() {
 	t.stats.Discontinuities++
+	t.endGaps(true)
+}
+
+// endGaps ends every open gap at its last sign (nothing is known past
+// it; stop: the thread is not running either) and releases the samples
+// that waited for them.
+func (t *tracker) endGaps(stop bool) {
 	for _, o := range t.exp[t.ehead:] {
 		if o.live() {
 			o.th.segOpen = false
-			o.th.running = false
+			if stop {
+				o.th.running = false
+			}
 			t.splitSilent(o.th)
 		}
 	}

@@ -226,19 +226,7 @@ func (t *tracker) tick(now int64) { t.advance(now) }
 
 // flush ends the trace: open gaps end at their last sign (nothing more is
 // known), and every waiting sample is released.
-func (t *tracker) flush() {
-	for _, o := range t.exp[t.ehead:] {
-		if o.live() {
-			o.th.segOpen = false
-			t.splitSilent(o.th)
-		}
-	}
-	t.exp = t.exp[:0]
-	t.ehead, t.esplit = 0, 0
-	for _, g := range t.allGroups() {
-		t.drain(g)
-	}
-}
+func (t *tracker) flush() { t.endGaps(false) }
 
 // finish ends the trace (flush) and then the groups' accounting, if
 // anyone wants it: the threads still waiting get their last shares. It
