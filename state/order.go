@@ -290,23 +290,6 @@ func (o *orderStage) next(all bool) *Event {
 	return &o.popLate().e
 }
 
-// nextRun is next when no late record waits: the run's first record, if
-// its turn has come.
-func (o *orderStage) nextRun() *Event {
-	if o.run.size == 0 {
-		return nil
-	}
-	t := o.run.buf[o.run.head].e.Time
-	if t > o.bound && t > 0 {
-		if int64(o.run.size) <= o.limit {
-			return nil
-		}
-		o.forced = true
-	}
-	o.passed, o.anyOut = t, true
-	return &o.run.pop().e
-}
-
 func before(e *Event, seq uint64, t int64, tseq uint64) bool {
 	return e.Time < t || e.Time == t && seq < tseq
 }

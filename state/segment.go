@@ -41,15 +41,6 @@ func (m *Model) arrive(e *Event, named bool) {
 // once the scope is decided.
 func (m *Model) pass(all bool) {
 	o := &m.seg.ord
-	if !all && !m.scopePending {
-		for len(o.late) == 0 { // the common case, records in time order
-			e := o.nextRun()
-			if e == nil {
-				return
-			}
-			m.enter(e)
-		}
-	}
 	for all || o.due() {
 		if m.scopePending {
 			if !all && m.undecided() {
