@@ -115,12 +115,7 @@ type summaryPrinter struct {
 }
 
 // val formats a weight: seconds, or a count of the event's unit.
-func (s *summaryPrinter) val(x float64) string {
-	if s.o.TimeBased {
-		return fmt.Sprintf("%.3f s", x/1e9)
-	}
-	return fmt.Sprintf("%.0f %s", x, s.o.Unit)
-}
+func (s *summaryPrinter) val(x float64) string { return FormatWeight(x, s.o.TimeBased, s.o.Unit) }
 
 // rest writes one line for the groups not shown in full.
 func (s *summaryPrinter) rest(groups []SummaryGroup) {

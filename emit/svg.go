@@ -187,12 +187,7 @@ func (g *flameGraph) drawn(f *flameFrame) bool {
 }
 
 // val formats a weight: seconds, or a count of the event's unit.
-func (g *flameGraph) val(x float64) string {
-	if g.o.TimeBased {
-		return fmt.Sprintf("%.3f s", x/1e9)
-	}
-	return fmt.Sprintf("%.0f %s", x, g.o.Unit)
-}
+func (g *flameGraph) val(x float64) string { return FormatWeight(x, g.o.TimeBased, g.o.Unit) }
 
 // what names the time that the widths are.
 func (g *flameGraph) what() string {

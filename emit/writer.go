@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/wallfold/wallfold/parse"
@@ -95,4 +96,13 @@ func New(o Options) Writer {
 		return newTraceWriter(o)
 	}
 	return newStackWriter(o)
+}
+
+// FormatWeight writes a weight for people: seconds for a time-based
+// event (ns), else a count of the event's unit.
+func FormatWeight(x float64, timeBased bool, unit string) string {
+	if timeBased {
+		return fmt.Sprintf("%.3f s", x/1e9)
+	}
+	return fmt.Sprintf("%.0f %s", x, unit)
 }

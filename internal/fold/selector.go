@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wallfold/wallfold/emit"
 	"github.com/wallfold/wallfold/parse"
 )
 
@@ -83,12 +84,7 @@ func (s *selector) clock(ev []byte) bool {
 func (s *selector) unitNs() bool { return s.timeBased || !s.seen }
 
 // format writes a weight of the profiled event for a message.
-func (s *selector) format(x float64) string {
-	if s.unitNs() {
-		return fmt.Sprintf("%.3f s", x/1e9)
-	}
-	return fmt.Sprintf("%.0f (%s)", x, s.event)
-}
+func (s *selector) format(x float64) string { return emit.FormatWeight(x, s.unitNs(), string(s.event)) }
 
 // warnings says which samples were not profiled.
 func (s *selector) warnings(offCPU bool) []string {
