@@ -56,13 +56,13 @@ func TestForkedTaskIsRunnable(t *testing.T) {
 	if math.Abs(span-0.0121) > summaryRound || math.Abs(on-0.0071) > summaryRound || math.Abs(runnable-0.005) > summaryRound || blocked > summaryRound {
 		t.Errorf("span %.4f = on %.4f + runnable %.4f + blocked %.4f, want 0.0121 = 0.0071 + 0.0050 + 0", span, on, runnable, blocked)
 	}
-	// With --off-cpu the wait is shared by the two off CPU (sh blocked,
-	// its child runnable, under the child's name and pid), and the
-	// totals are the span.
+	// With --off-cpu the wait is the child's, runnable, under its name and
+	// pid (sh, blocked in wait4, waits on it: the group waits for a CPU),
+	// as the summary says; the totals are the span.
 	f := foldedOf(t, "--off-cpu", "--tree=5", "--pid", forkWait().file(t))
 	b, r := offLeaves(f)
-	if math.Abs(b-0.0025) > 1e-6 || math.Abs(r-0.0025) > 1e-6 || f.lines["sh-6;[runnable]"] != 2500000 {
-		t.Errorf("[blocked] %.6f s, [runnable] %.6f s (sh-6;[runnable] %d ns), want 2.5 ms each, the runnable under sh-6: %v", b, r, f.lines["sh-6;[runnable]"], f.lines)
+	if b != 0 || math.Abs(r-0.005) > 1e-6 || f.lines["sh-6;[runnable]"] != 5000000 {
+		t.Errorf("[blocked] %.6f s, [runnable] %.6f s (sh-6;[runnable] %d ns), want 0 and 5 ms, the runnable under sh-6: %v", b, r, f.lines["sh-6;[runnable]"], f.lines)
 	}
 }
 

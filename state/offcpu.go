@@ -11,11 +11,18 @@ import "sort"
 // past, and is clamped to the group's latest transition so that time only
 // moves forward.
 //
-// While no thread of a group runs, its time is divided equally among the
-// threads that are alive and off CPU (the off set). Rather than charging
-// every member at every change, the group keeps a running integral
-// cum = ∫ dt/|off set| over its idle time, and a member's share is the
-// growth of cum while it was in the set: O(1) per transition, whatever
+// While no thread of a group runs, its time is charged to the threads
+// that are alive and off CPU (the off set), as the split names it: while
+// some of them are runnable (preempted, forked and not yet run, woken and
+// waiting for a CPU) the group waits for a CPU, and the stretch is divided
+// equally among the runnable ones; while all are blocked it is divided
+// equally among all. So a profile's [runnable] and [blocked] say what the
+// split says: a thread asleep beside a preempted one waits for nothing
+// while the group waits for a CPU. Rather than charging every member at
+// every change, the group keeps two running integrals, cumRunnable =
+// ∫ dt/runnable over its runnable stretches and cumBlocked = ∫ dt/|off
+// set| over its blocked ones, and a member's share is the growth of its
+// state's integral while it was in the set: O(1) per transition, whatever
 // the number of sleeping threads. Idle time with an empty set (threads
 // silent, not switched out; a thread not yet run) is charged as blocked to
 // the next thread that runs.
@@ -44,7 +51,7 @@ type splitTrack struct {
 type offThread struct {
 	on, inSet         bool    // on CPU; in the off set
 	offState          State   // in the set: Blocked or Runnable
-	joinCum           float64 // the group's cum when it joined the set
+	joinCum           float64 // its state's integral when it joined the set
 	onSince, offSince int64
 	// Stacks for off-CPU time: the last sample's, the block stack of the
 	// coming or last switch-out, the switch record's, the one in use.
@@ -58,8 +65,9 @@ type offAcct struct {
 	at          int64 // latest transition (the clamp)
 	running     int   // threads on CPU
 	onSince     int64 // when running last became > 0
-	idleSince   int64 // cum is up to date to here (running == 0)
-	cum         float64
+	idleSince   int64 // the integrals are up to date to here (running == 0)
+	cumRunnable float64
+	cumBlocked  float64
 	set         int // threads in the off set
 	nRunnable   int // of which runnable
 	orphan      int64
@@ -120,12 +128,20 @@ func (a *offAcct) update(at int64) {
 		a.orphan += dt
 		a.orphanIn += din
 	case a.nRunnable > 0:
-		a.cum += float64(dt) / float64(a.set)
+		a.cumRunnable += float64(dt) / float64(a.nRunnable)
 		a.split.Runnable += din
 	default:
-		a.cum += float64(dt) / float64(a.set)
+		a.cumBlocked += float64(dt) / float64(a.set)
 		a.split.Blocked += din
 	}
+}
+
+// cum is the integral a thread in state s shares.
+func (a *offAcct) cum(s State) float64 {
+	if s == Runnable {
+		return a.cumRunnable
+	}
+	return a.cumBlocked
 }
 
 // runOn notes that th is on a CPU from at on.
@@ -283,28 +299,26 @@ func (t *tracker) ranThrough(th *thread, prev, at int64) {
 		a.orphan -= d
 		a.orphanIn -= din
 	case a.nRunnable > 0:
-		a.cum -= float64(d) / float64(a.set)
+		a.cumRunnable -= float64(d) / float64(a.nRunnable)
 		a.split.Runnable -= din
 	default:
-		a.cum -= float64(d) / float64(a.set)
+		a.cumBlocked -= float64(d) / float64(a.set)
 		a.split.Blocked -= din
 	}
 	a.split.OnCPU += din
 }
 
 func (t *tracker) joinSet(th *thread, at int64, how offHow) {
-	a := &th.g.off
-	th.inSet = true
-	th.offState = Blocked
+	a, o := &th.g.off, &th.offThread // o: fewer nodes for the inliner
+	o.inSet = true
+	o.offState, o.joinCum = Blocked, a.cumBlocked
 	if how == offRunnable {
-		th.offState = Runnable
+		o.offState, o.joinCum = Runnable, a.cumRunnable
 		a.nRunnable++
 	}
-	th.joinCum = a.cum
-	th.offSince = at
-	th.offRef = th.stackRef()
+	o.offSince, a.setAt = at, at
+	o.offRef = o.stackRef()
 	a.set++
-	a.setAt = at
 }
 
 // leaveSet charges th its share of the idle time while it was in the set
@@ -317,7 +331,7 @@ func (t *tracker) leaveSet(th *thread) {
 	if th.offState == Runnable {
 		a.nRunnable--
 	}
-	if ns := int64(a.cum - th.joinCum + 0.5); ns > 0 {
+	if ns := int64(a.cum(th.offState) - th.joinCum + 0.5); ns > 0 {
 		end := a.idleSince // the last idle moment it shared
 		if a.running > 0 {
 			end = a.onSince

@@ -42,9 +42,10 @@ func timeline(threads map[int][]seg) []Event {
 }
 
 // refSplit counts, on a 10 µs grid, what the stretches say: each step is
-// on CPU (some thread runs), or divided equally among the threads alive
-// and off CPU, runnable if the last stretch of the thread ended with
-// preempt. It returns the split and each (tid, state)'s share.
+// on CPU (some thread runs), or runnable (some thread alive and off CPU
+// last ended a stretch with preempt: the step is divided equally among
+// those), or blocked (divided equally among the threads alive and off
+// CPU). It returns the split and each (tid, state)'s share.
 func refSplit(threads map[int][]seg) (Split, map[[2]int]int64) {
 	first, last := int64(1<<62), int64(0)
 	for _, segs := range threads {
@@ -101,8 +102,14 @@ func refSplit(threads map[int][]seg) (Split, map[[2]int]int64) {
 			sp.Blocked += step
 		}
 		if running == 0 {
+			charged := offs[:0:0]
 			for _, o := range offs {
-				shares[[2]int{o.tid, o.st}] += step / int64(len(offs))
+				if !runnable || o.st == int(Runnable) {
+					charged = append(charged, o)
+				}
+			}
+			for _, o := range charged {
+				shares[[2]int{o.tid, o.st}] += step / int64(len(charged))
 			}
 		}
 	}
@@ -205,7 +212,8 @@ func TestOffCPUSilentExitAndBlockStack(t *testing.T) {
 }
 
 // A thread preempted while the other is blocked: the group is runnable,
-// and each thread's share carries its own state.
+// and the stretch is the preempted thread's alone, so that the profile's
+// [runnable] says what the summary's runnable says.
 func TestOffCPURunnable(t *testing.T) {
 	threads := map[int][]seg{
 		10: {{1 * ms, 20 * ms, offRunnable}, {60 * ms, 80 * ms, offGone}},
@@ -225,6 +233,9 @@ func TestOffCPURunnable(t *testing.T) {
 	sp := m.Result().Splits[0]
 	if sp.OnCPU != wantSplit.OnCPU || sp.Runnable != wantSplit.Runnable || sp.Blocked != wantSplit.Blocked {
 		t.Errorf("split %+v, want %+v", sp, wantSplit)
+	}
+	if r := got[[2]int{10, int(Runnable)}] + got[[2]int{11, int(Runnable)}]; !near(r, sp.Runnable, 10) {
+		t.Errorf("[runnable] shares %d ns, the split's runnable %d", r, sp.Runnable)
 	}
 }
 
@@ -278,6 +289,13 @@ func TestOffCPURandomTimelines(t *testing.T) {
 		}
 		if sp.OnCPU+sp.Runnable+sp.Blocked != sp.Span() || !near(sum, sp.Runnable+sp.Blocked, int64(len(off)+1)) {
 			t.Errorf("trial %d: split %+v (span %d), shares %d: conservation broken", trial, sp, sp.Span(), sum)
+		}
+		var byState [3]int64
+		for k, v := range got {
+			byState[k[1]] += v
+		}
+		if !near(byState[Runnable], sp.Runnable, int64(len(off)+1)) || !near(byState[Blocked], sp.Blocked, int64(len(off)+1)) {
+			t.Errorf("trial %d: shares runnable %d blocked %d, split %+v: told twice", trial, byState[Runnable], byState[Blocked], sp)
 		}
 	}
 }
