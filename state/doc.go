@@ -1,10 +1,11 @@
 // Package state owns threads and time: it keeps, per scope group (the
-// whole workload, each process, or one process tree), the set of threads
-// that are on a CPU, and gives each sample the number of threads running
-// at its moment: its parallelism. Model is its entry point (Add an Event per record, take the
-// Weighted samples from Ready and Close); it also decides the scope, looks
-// ahead for each thread's process, sets the silence limit, measures the
-// span and says what the trace lacks.
+// whole workload, each process, one process tree, or each thread), the
+// set of threads that are on a CPU, and gives each sample the number of
+// threads running at its moment: its parallelism. Model is its entry
+// point (Add an Event per record, take the Weighted samples from Ready and
+// Close); it also decides the scope, looks ahead for each thread's
+// process, sets the silence limit, measures the span and says what the
+// trace lacks.
 //
 // It must not know text or output formats: it imports nothing of the
 // module, and its callers turn records into Events.

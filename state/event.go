@@ -147,8 +147,8 @@ type Weighted struct {
 	// included (the divisor without the spin rule).
 	Spin bool
 	// Group is the key of the sample's group: 0 in workload scope, the
-	// root's pid in tree scope, else its process (its tid when the process
-	// is unknown).
+	// root's pid in tree scope, its tid in thread scope, else its process
+	// (its tid when the process is unknown).
 	Group int
 	// State is OnCPU for samples. Otherwise the Weighted is a share of
 	// the group's off-CPU time (Model's OffCPU option): OffCPU ns charged
@@ -209,9 +209,12 @@ const (
 	// Tree counts the threads of one process and all its descendants
 	// (Options.TreePID or TreeComm); other processes only take CPUs.
 	Tree
+	// Thread makes every thread a group of its own: its span is its own
+	// life in the trace, as wall-mode profilers show each thread's time.
+	Thread
 )
 
-var scopeNames = [...]string{"auto", "workload", "process", "tree"}
+var scopeNames = [...]string{"auto", "workload", "process", "tree", "thread"}
 
 func (s Scope) String() string {
 	if int(s) < len(scopeNames) {
@@ -220,13 +223,14 @@ func (s Scope) String() string {
 	return "unknown"
 }
 
-// UnmarshalText decodes "auto", "workload" or "process" (for flags).
+// UnmarshalText decodes "auto", "workload", "process" or "thread" (for
+// flags; a tree needs its root: Options.TreePID or TreeComm).
 func (s *Scope) UnmarshalText(b []byte) error {
-	for i, n := range scopeNames[:Tree] { // a tree needs its root
-		if string(b) == n {
+	for i, n := range scopeNames {
+		if string(b) == n && Scope(i) != Tree {
 			*s = Scope(i)
 			return nil
 		}
 	}
-	return fmt.Errorf("scope %q: want auto, workload or process", b)
+	return fmt.Errorf("scope %q: want auto, workload, process or thread", b)
 }

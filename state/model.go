@@ -272,6 +272,8 @@ func (m *Model) release(s sample, par float64, g *group) {
 		}
 		group = m.t.treeRoot
 		m.treeIn++
+	case Thread:
+		group = s.TID
 	}
 	w := Weighted{Time: s.Time, PID: pid, TID: s.TID, CPU: s.CPU,
 		Period: s.Period, Ref: s.Ref, Parallelism: int(math.Round(par)), Par: par, Group: group}

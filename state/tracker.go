@@ -216,7 +216,8 @@ func (t *tracker) allGroups() []*group {
 	return gs
 }
 
-func (t *tracker) group(pid int) *group {
+// group returns the group of a thread tid of process pid, made if new.
+func (t *tracker) group(pid, tid int) *group {
 	if t.cfg.Scope == Tree {
 		if t.treeMember(pid) {
 			if t.one == nil {
@@ -235,10 +236,14 @@ func (t *tracker) group(pid int) *group {
 		}
 		return t.one
 	}
-	g := t.groups[pid]
+	key := pid
+	if t.cfg.Scope == Thread {
+		key = tid
+	}
+	g := t.groups[key]
 	if g == nil {
-		g = t.newGroup(pid)
-		t.groups[pid] = g
+		g = t.newGroup(key)
+		t.groups[key] = g
 	}
 	return g
 }
@@ -289,10 +294,10 @@ func (t *tracker) seed(pid, tid, ppid int) {
 // switch record after its first record) into its process's group: its
 // running gap ends in the old group and goes on in the new one.
 func (t *tracker) move(th *thread, pid int) {
-	ng := t.group(pid)
+	ng := t.group(pid, th.tid)
 	th.pid = pid
 	if ng == th.g {
-		return // workload scope: one group
+		return // workload scope: one group; thread scope: its own
 	}
 	wasRunning := th.running && (th.segOpen || th.committed)
 	old := th.g
@@ -326,7 +331,7 @@ func (t *tracker) thread(pid, tid int) *thread {
 		runGap:        runGap{cpu: -1},
 		sampleSpacing: sampleSpacing{sampleAt: noTime},
 		offThread:     offThread{lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}}
-	th.g = t.group(pid)
+	th.g = t.group(pid, tid)
 	th.g.threads++
 	t.threads[tid] = th
 	return th
