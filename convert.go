@@ -54,7 +54,8 @@ type ConvertCmd struct {
 	Format  emit.Format   `short:"f" enum:"${formats}" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
 	Summary bool          `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight   `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`
-	Scope   state.Scope   `enum:"auto,workload,process" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), auto (workload for per-task traces, process for system-wide ones)."`
+	Scope   state.Scope   `enum:"auto,workload,process,thread" default:"auto" help:"Threads counted for parallelism: workload (all traced threads), process (the sample's own process), thread (each thread alone: with --off-cpu its whole time at its stacks, as wall-mode profilers show it), auto (workload for per-task traces, process for system-wide ones)."`
+	Merge   emit.Merge    `enum:"none,comm" default:"none" help:"comm: the summary tells the groups (processes, or threads with --scope=thread) with the same command as one (all postgres backends): their sums and the time per group. Folded, svg, top and pprof sum by command already (their root is the command, unless --pid or --tid)."`
 	Event   string        `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
 	OffCPU  bool          `name:"off-cpu" help:"Add the time when no thread of a group runs, divided among its threads that wait, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU, and (per-task recordings) the time on CPU no sample covers under [unsampled]: the totals then equal the span (pprof: wall only, label state)."`
 	Spin    fold.SpinRule `placeholder:"REGEX|none" help:"Spin-waits: samples whose innermost user frame matches REGEX (Go syntax; default: a built-in list of sched_yield, OpenBLAS, OpenMP and pthread spin waits) are threads burning a CPU while they wait: they do not count in the others' parallelism and weigh nothing in wall time while a thread of their group works. none: count spinning as work."`
@@ -105,7 +106,7 @@ func (c *ConvertCmd) config(stderr io.Writer) fold.Config {
 	return fold.Config{
 		Output: emit.Options{Format: c.Format, Weight: c.Weight, PID: c.PID, TID: c.TID,
 			Names:            emit.NameOptions{Addrs: c.Addrs, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All},
-			ParallelismFrame: c.ParallelismFrame, Labels: c.Labels, Top: c.Top},
+			ParallelismFrame: c.ParallelismFrame, Labels: c.Labels, Top: c.Top, Merge: c.Merge},
 		Summary: c.Summary,
 		Event:   c.Event,
 		Filter: fold.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,

@@ -28,6 +28,7 @@ type sumGroup struct {
 	levels     map[int]*[2]float64
 	serial     map[uint32]float64 // Ref -> wall at parallelism 1
 	rootComm   string             // the name of the group's own process
+	pid        int                // the latest sample's process
 	spin       SpinWeight
 }
 
@@ -58,6 +59,7 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 	}
 	sg.samples++
 	sg.comm = comm // the latest name: after exec
+	sg.pid = w.PID
 	// the group's own process; without a pid, its main thread (tid = pid)
 	if w.PID == w.Group || (w.PID < 0 && w.TID == w.Group) {
 		sg.rootComm = comm
@@ -91,12 +93,21 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 func (g *Summarizer) WriteTo(w io.Writer, names Namer, end *End) error {
 	o := end.Summary
 	o.IdleSamples, o.IdleCPU = g.idleSamples, g.idleCPU
-	if end.Trace.Scope == state.Process {
+	if end.Trace.Scope == state.Process && o.Merge == MergeNone {
 		if h, ok := g.treeHint(end.Trace.Parents); ok {
 			o.Tree = &h
 		}
 	}
-	return WriteSummary(w, g.list(names, &end.Trace), o, end.Warnings)
+	o.Thread = end.Trace.Scope == state.Thread
+	groups := g.list(names, &end.Trace)
+	if o.Merge == MergeComm {
+		are := "processes"
+		if o.Thread {
+			are = "threads"
+		}
+		groups = mergeByComm(groups, are)
+	}
+	return WriteSummary(w, groups, o, end.Warnings)
 }
 
 func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
@@ -117,18 +128,24 @@ func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 	}
 	for _, sg := range g.groups {
 		name := "workload (all traced threads)"
+		comm := sg.comm
 		switch tr.Scope {
 		case state.Process:
 			name = fmt.Sprintf("process %s (pid %d)", sg.comm, sg.key)
-		case state.Tree:
-			comm := sg.rootComm
-			if comm == "" {
-				comm = "?"
+			if sg.rootComm != "" {
+				comm = sg.rootComm // the process's, not a named thread's
 			}
-			name = fmt.Sprintf("process tree of %s (pid %d, --tree)", comm, sg.key)
+		case state.Thread:
+			name = fmt.Sprintf("thread %s (tid %d, pid %d)", sg.comm, sg.key, sg.pid)
+		case state.Tree:
+			root := sg.rootComm
+			if root == "" {
+				root = "?"
+			}
+			name = fmt.Sprintf("process tree of %s (pid %d, --tree)", root, sg.key)
 		}
 		s := SummaryGroup{Name: name, Samples: sg.samples, CPU: sg.cpu, Wall: sg.wall,
-			Start: sg.start, End: sg.end, Levels: sg.levels, Spin: sg.spin}
+			Start: sg.start, End: sg.end, Levels: sg.levels, Spin: sg.spin, Comm: comm}
 		if sp, ok := splits[sg.key]; ok {
 			s.Split, s.HasSplit = sp, true
 		}

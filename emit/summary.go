@@ -30,6 +30,21 @@ type SummaryGroup struct {
 	HasSplit bool
 	// Spin is the group's spin-wait samples (state.Weighted.Spin).
 	Spin SpinWeight
+	// Comm is the command of the group's process (thread scope: thread),
+	// what --merge=comm joins groups by.
+	Comm string
+	// Merged is how many groups this one joins (--merge=comm; 0: one),
+	// Spans the sum of their spans (Split sums their parts).
+	Merged int
+	Spans  int64
+}
+
+// span is the group's span: with Merged, the sum of its groups'.
+func (g *SummaryGroup) span() int64 {
+	if g.Merged > 1 {
+		return g.Spans
+	}
+	return g.Split.Span()
 }
 
 // SpinWeight is what spin-wait samples weigh: CPU, wall with the spin
@@ -65,6 +80,10 @@ type SummaryOptions struct {
 	// SplitWhole: the splits are the whole trace's, though --time cut
 	// the rest (a window in percent on a pipe).
 	SplitWhole bool
+	// Merge joins groups (Summarizer.WriteTo); Thread says each group
+	// is a thread (thread scope): its parallelism is 1, not shown.
+	Merge  Merge
+	Thread bool
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -101,7 +120,9 @@ func WriteSummary(w io.Writer, groups []SummaryGroup, o SummaryOptions, warnings
 		}
 		g := &groups[gi]
 		sw.totals(g)
-		sw.levels(g)
+		if !o.Thread { // a thread's parallelism is 1
+			sw.levels(g)
+		}
 		sw.serial(g)
 	}
 	sw.notes(warnings)
@@ -120,11 +141,24 @@ func (s *summaryPrinter) val(x float64) string { return FormatWeight(x, s.o.Time
 // rest writes one line for the groups not shown in full.
 func (s *summaryPrinter) rest(groups []SummaryGroup) {
 	var cpu, wall float64
+	var sum state.Split
+	var spans int64
 	for _, r := range groups {
 		cpu += r.CPU
 		wall += r.Wall
+		if r.HasSplit {
+			spans += r.span()
+			sum.OnCPU += r.Split.OnCPU
+			sum.Runnable += r.Split.Runnable
+			sum.Blocked += r.Split.Blocked
+		}
 	}
-	fmt.Fprintf(s.w, "\n... and %d more groups (CPU %s, wall %s): --top=N shows N groups\n", len(groups), s.val(cpu), s.val(wall))
+	split := ""
+	if spans > 0 { // thousands of threads: where their time went
+		split = fmt.Sprintf("; spans %.3f s = on CPU %.3f s + runnable %.3f s + blocked %.3f s",
+			float64(spans)/1e9, float64(sum.OnCPU)/1e9, float64(sum.Runnable)/1e9, float64(sum.Blocked)/1e9)
+	}
+	fmt.Fprintf(s.w, "\n... and %d more groups (CPU %s, wall %s%s): --top=N shows N groups\n", len(groups), s.val(cpu), s.val(wall), split)
 }
 
 // totals writes a group's name, span, samples and weights, average
@@ -132,17 +166,22 @@ func (s *summaryPrinter) rest(groups []SummaryGroup) {
 func (s *summaryPrinter) totals(g *SummaryGroup) {
 	bw, o, val := s.w, s.o, s.val
 	fmt.Fprintf(bw, "%s\n", g.Name)
-	if sp := g.Split; g.HasSplit && sp.Span() > 0 {
-		span := float64(sp.Span())
+	if sp := g.Split; g.HasSplit && g.span() > 0 {
+		span := float64(g.span())
 		pct := func(x int64) float64 { return 100 * float64(x) / span }
 		if o.SplitWhole {
 			fmt.Fprintf(bw, "  (the whole trace's span: on a pipe a --time in percent is known only at the end)\n")
 		}
-		fmt.Fprintf(bw, "  span: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
-			span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
+		label := "span"
+		if g.Merged > 1 {
+			label = fmt.Sprintf("span (sum of %d)", g.Merged)
+		}
+		fmt.Fprintf(bw, "  %s: %.3f s = on CPU %.3f s (%.1f%%) + runnable %.3f s (%.1f%%) + blocked %.3f s (%.1f%%)\n",
+			label, span/1e9, float64(sp.OnCPU)/1e9, pct(sp.OnCPU), float64(sp.Runnable)/1e9, pct(sp.Runnable),
 			float64(sp.Blocked)/1e9, pct(sp.Blocked))
 	}
-	if g.HasSplit && g.Split.Span() > 0 {
+	s.perGroup(g)
+	if g.HasSplit && g.span() > 0 {
 		// the span is on the line above: the samples' own first to last
 		// would be a second, slightly shorter span
 		fmt.Fprintf(bw, "  samples: %d   CPU: %s   wall (on CPU): %s\n", g.Samples, val(g.CPU), val(g.Wall))
@@ -151,22 +190,24 @@ func (s *summaryPrinter) totals(g *SummaryGroup) {
 			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
 	}
 	s.unsampled(g)
-	avg := 0.0
-	if g.Wall > 0 {
-		avg = g.CPU / g.Wall
+	if !o.Thread {
+		avg := 0.0
+		if g.Wall > 0 {
+			avg = g.CPU / g.Wall
+		}
+		fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
 	}
-	fmt.Fprintf(bw, "  average parallelism while on CPU: %.2f\n", avg)
 	if sp := g.Spin; sp.CPU > 0 {
 		fmt.Fprintf(bw, "  spin-waits: CPU %s (%.1f%%) of threads spinning while they wait: wall %s, %s counted as work (--spin=none)\n",
 			val(sp.CPU), share(sp.CPU, g.CPU), val(sp.Wall), val(sp.Plain))
 	}
-	if sp := g.Split; g.HasSplit && sp.Span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(sp.Span()) {
+	if sp := g.Split; g.HasSplit && g.span() > 0 && float64(sp.Runnable+sp.Blocked) > 0.1*float64(g.span()) {
 		where := "--off-cpu adds it to the profile at the stacks that waited"
 		if o.OffCPU {
 			where = "in the profile under [blocked] and [runnable] leaves"
 		}
 		fmt.Fprintf(bw, "  off CPU %.1f%% of the span (no thread ran): %s\n",
-			100*float64(sp.Runnable+sp.Blocked)/float64(sp.Span()), where)
+			100*float64(sp.Runnable+sp.Blocked)/float64(g.span()), where)
 	}
 }
 
@@ -191,7 +232,11 @@ func (s *summaryPrinter) levels(g *SummaryGroup) {
 func (s *summaryPrinter) serial(g *SummaryGroup) {
 	bw, o, val := s.w, s.o, s.val
 	if len(g.Serial) > 0 {
-		fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
+		if o.Thread {
+			fmt.Fprintf(bw, "  on CPU, top by time (total = inclusive):\n")
+		} else {
+			fmt.Fprintf(bw, "  serial (parallelism 1), top by wall time (total = inclusive):\n")
+		}
 		fmt.Fprintf(bw, "    %12s %6s %12s %6s  %s\n", "self", "self%", "total", "total%", "function")
 		for i, f := range g.Serial {
 			if i == o.TopN {

@@ -236,7 +236,11 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 			t.counter(k, t.lo, g.count) // ran through the whole window
 		}
 		name := "workload"
-		if end.Trace.Scope != state.Workload {
+		switch end.Trace.Scope {
+		case state.Workload:
+		case state.Thread:
+			name = fmt.Sprintf("thread %d", k)
+		default:
 			name = fmt.Sprintf("process %d", k)
 		}
 		t.event(map[string]any{"ph": "M", "name": "process_name", "pid": k, "tid": 0, "args": map[string]any{"name": name}})

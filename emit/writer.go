@@ -83,6 +83,7 @@ type Options struct {
 	Labels           Labels // pprof
 	Top              int    // top: rows (0: a screenful)
 	OffCPU           bool   // trace: blocked and runnable stretches
+	Merge            Merge  // summary: groups joined by command
 }
 
 // New returns the Writer of o.Format.

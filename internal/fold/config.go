@@ -21,7 +21,8 @@ type Config struct {
 	// [runnable] leaves.
 	OffCPU bool
 	// Spin says which samples are spin-waits (zero: the built-in list).
-	Spin  SpinRule
+	Spin SpinRule
+	// Scope: which threads count together (state.Thread: each alone).
 	Scope state.Scope
 	Tree  string // a pid or a command: the root of tree scope
 	// Start is the Unix time of the trace's first record (zero: from
@@ -71,4 +72,20 @@ func (c *Config) modelOptions(in *Input) state.Options {
 		mo.Lookahead = pipeLookahead // a pipe (or a FIFO, <(...)) is read once
 	}
 	return mo
+}
+
+// checkMerge refuses --merge=comm beside what splits the groups it joins
+// again: roots comm-PID or comm-PID/TID, pprof labels pid or tid.
+func (c *Config) checkMerge() error {
+	o := &c.Output
+	if o.Merge != emit.MergeComm {
+		return nil
+	}
+	switch {
+	case o.PID || o.TID:
+		return &ExitError{2, "--merge=comm joins groups by command, and --pid/--tid root each process or thread apart: give one of them"}
+	case o.Format == emit.Pprof && (o.Labels.PID || o.Labels.TID):
+		return &ExitError{2, "--merge=comm joins groups by command, and --labels with pid or tid labels each process or thread apart: give one of them"}
+	}
+	return nil
 }

@@ -52,7 +52,8 @@ func (r *Run) end(warnings []string) *emit.End {
 	e := &emit.End{Trace: res, Event: string(r.sel.event), TimeBased: r.sel.unitNs(), Period: r.sel.period,
 		Warnings: warnings}
 	e.Summary = emit.SummaryOptions{TimeBased: r.sel.timeBased, Unit: string(r.sel.event), TopGroups: r.cfg.Output.Top,
-		OffCPU: r.cfg.OffCPU && r.sel.seen && r.sel.timeBased && !r.cpuWeighted(), SplitWhole: r.splitWhole}
+		OffCPU: r.cfg.OffCPU && r.sel.seen && r.sel.timeBased && !r.cpuWeighted(), SplitWhole: r.splitWhole,
+		Merge: r.cfg.Output.Merge}
 	comments := []string{"wallfold " + r.cfg.Version, "scope: " + res.Scope.String()}
 	for _, w := range warnings {
 		comments = append(comments, "warning: "+w)

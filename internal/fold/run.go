@@ -46,6 +46,9 @@ func (e *ExitError) ExitCode() int { return e.Code }
 // threads' processes, unless every thread is one group).
 func New(cfg Config, in Input) (*Run, error) {
 	cfg.Output.OffCPU = cfg.OffCPU
+	if err := cfg.checkMerge(); err != nil {
+		return nil, err
+	}
 	if cfg.Filter.Time.Percent() && in.LastTime != nil {
 		cfg.Filter.End = in.LastTime() // 0 on a pipe: the samples wait
 	}
