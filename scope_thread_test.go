@@ -53,7 +53,8 @@ func (l taskLife) want() (span, on, runnable, blocked float64) {
 
 // threadPool is three postgres processes (a postmaster that forks two
 // backends, which wait for a CPU, get preempted, block, exit) and a
-// worker process of three threads, one of them running before the trace.
+// worker process of four threads, one of them running before the trace,
+// one never sampled (its runs are shorter than a sampling period).
 func threadPool() []taskLife {
 	return []taskLife{
 		{"postgres", 100, 100, 0, []taskRun{{1, 4, "out"}, {30, 32, "out"}}},
@@ -62,6 +63,7 @@ func threadPool() []taskLife {
 		{"worker", 500, 500, 0, []taskRun{{1, 6, "out"}, {28, 30, "exit"}}},
 		{"worker", 500, 501, 2, []taskRun{{4, 14, "preempt"}, {16, 24, "out"}, {29, 31, "exit"}}},
 		{"worker", 500, 502, 0, []taskRun{{7, 11, "preempt"}, {13, 17, "out"}}},
+		{"worker", 500, 503, 5, []taskRun{{6, 6.5, "out"}, {19.5, 20, "exit"}}}, // never sampled
 	}
 }
 
@@ -188,8 +190,9 @@ func summaryEntries(t *testing.T, out string) map[string]summaryEntry {
 
 // --merge=comm: the merged group's line is the sum of the separate
 // groups' lines, and both are what the design says; per group is the
-// sum over their count. In thread scope (6 threads: postgres 3, worker
-// 3) and process scope (postgres 3 processes, worker 1).
+// sum over their count. In thread scope (7 threads: postgres 3, worker
+// 4, one never sampled) and process scope (postgres 3 processes, worker
+// 1).
 func TestMergeCommSumsTheGroups(t *testing.T) {
 	lives := threadPool()
 	path := writeTrace(t, "pool.txt", []byte(perTaskText(lives)))
@@ -197,7 +200,7 @@ func TestMergeCommSumsTheGroups(t *testing.T) {
 		scope, groupsAre string
 		merged           map[string]int // comm -> groups merged
 	}{
-		{"thread", "threads", map[string]int{"postgres": 3, "worker": 3}},
+		{"thread", "threads", map[string]int{"postgres": 3, "worker": 4}},
 		{"process", "processes", map[string]int{"postgres": 3}},
 	} {
 		t.Run(c.scope, func(t *testing.T) {

@@ -89,6 +89,22 @@ func (g *Summarizer) Add(w *Sample, names Namer) {
 	}
 }
 
+// Name takes a share of off-CPU time (--off-cpu): a group whose threads
+// were never sampled on CPU (a thread that only waited, in thread scope)
+// is still told, by the name of its stack, with its split.
+func (g *Summarizer) Name(w *Sample, names Namer) {
+	if w.State != state.Blocked && w.State != state.Runnable || g.groups[w.Group] != nil {
+		return
+	}
+	comm := names.Comm(w.Ref)
+	sg := &sumGroup{comm: comm, key: w.Group, pid: w.PID, start: w.Time, end: w.Time,
+		levels: map[int]*[2]float64{}, serial: map[uint32]float64{}}
+	if w.PID == w.Group {
+		sg.rootComm = comm
+	}
+	g.groups[w.Group] = sg
+}
+
 // WriteTo writes the summary of the groups, then end's warnings.
 func (g *Summarizer) WriteTo(w io.Writer, names Namer, end *End) error {
 	o := end.Summary
@@ -263,6 +279,8 @@ type summaryWriter struct {
 func (w *summaryWriter) Add(s *Sample) {
 	if s.State == state.OnCPU {
 		w.sum.Add(s, w)
+	} else {
+		w.sum.Name(s, w)
 	}
 }
 

@@ -125,6 +125,9 @@ func (r *Run) takeOff(w *state.Weighted) {
 		r.off.cpuOnly++ // no CPU time: lines of weight 0
 		return
 	}
+	if r.sum != nil {
+		r.sum.Name(r.sampleOf(w), r.out) // a group that only waited
+	}
 	if r.cfg.Split <= 0 || w.OffEnd <= w.Time {
 		win := r.window(w.Time)
 		s := r.sampleOf(w)
