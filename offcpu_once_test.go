@@ -44,9 +44,9 @@ func TestOffCPUToldOnce(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"busy.txt.gz", nil},               // workers preempted while main is in pthread_join
-		{"configure.txt.gz", nil},          // forks waiting for a first run, sh in wait4
-		{"sleep.sched.txt.gz", nil},        // one thread blocked, with block stacks
+		{"busy.txt.gz", nil},        // workers preempted while main is in pthread_join
+		{"configure.txt.gz", nil},   // forks waiting for a first run, sh in wait4
+		{"sleep.sched.txt.gz", nil}, // one thread blocked, with block stacks
 		{"make.txt.gz", []string{"--tree=make"}},
 		{"make.txt.gz", []string{"--scope=process"}}, // per process, system-wide
 	} {
