@@ -19,6 +19,7 @@ install: build
 # housecheck: the house rules (files, functions, structs); -short leaves out
 # TestGeneratorSeeds's sweep (make test-long runs it).
 test:
+	@f=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$f" || { echo "$$f"; echo "not gofmt-formatted: gofmt -w them"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run ./scripts/housecheck .
 	$(GO) test -short -count=1 ./...
