@@ -38,6 +38,17 @@ type selector struct {
 	// comparison per sample instead of a parse.
 	lastEvent []byte
 	lastClock bool
+	// What classify learnt of the last two event names (a trace mostly
+	// has one or two, interleaved): reading terms and modifiers anew for
+	// each sample would cost more than the comparison.
+	known [2]eventKind
+	next  int
+}
+
+// eventKind is what an event name is to the selection.
+type eventKind struct {
+	name          []byte
+	sched, wanted bool
 }
 
 func newSelector(event string) *selector {
@@ -50,14 +61,19 @@ func newSelector(event string) *selector {
 
 // classify says what the sample record rec is.
 func (s *selector) classify(rec *parse.Record) verdict {
-	if parse.IsSchedSwitch(rec.Event) && (s.event == nil || !parse.EventMatches(rec.Event, s.event)) {
+	if s.event == nil {
+		if parse.IsSchedSwitch(rec.Event) {
+			s.blocks++
+			return blockStack
+		}
+		s.event = append([]byte(nil), parse.EventBase(rec.Event)...)
+	}
+	k := s.kind(rec.Event)
+	if k.sched && !k.wanted {
 		s.blocks++
 		return blockStack
 	}
-	if s.event == nil {
-		s.event = append([]byte(nil), parse.EventBase(rec.Event)...)
-	}
-	if !parse.EventMatches(rec.Event, s.event) {
+	if !k.wanted {
 		s.others[string(rec.Event)]++
 		return otherEvent
 	}
@@ -67,6 +83,20 @@ func (s *selector) classify(rec *parse.Record) verdict {
 		s.period = int64(rec.Period)
 	}
 	return profiled
+}
+
+// kind says what the event ev is to the selected event (set by now).
+func (s *selector) kind(ev []byte) *eventKind {
+	for i := range s.known {
+		if k := &s.known[i]; k.name != nil && bytes.Equal(ev, k.name) {
+			return k
+		}
+	}
+	k := &s.known[s.next]
+	s.next = (s.next + 1) % len(s.known)
+	k.name = append(k.name[:0], ev...)
+	k.sched, k.wanted = parse.IsSchedSwitch(ev), parse.EventMatches(ev, s.event)
+	return k
 }
 
 // clock reports a sample's event as one whose period is CPU time in ns

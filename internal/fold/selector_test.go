@@ -85,3 +85,29 @@ func TestSelectorClock(t *testing.T) {
 		t.Error("task-clock is time-based")
 	}
 }
+
+// The clock of `-e cpu-clock/freq=999/ -e sched:sched_switch -c 1` (a
+// stack at every switch-out) is the clock: profiled in ns by default and
+// under --event=cpu-clock or its own spelling. Was a bug (fixed): it was
+// taken for an event without time, and --off-cpu refused its time.
+func TestSelectorClockWithTerms(t *testing.T) {
+	for _, named := range []string{"", "cpu-clock", "cpu-clock/freq=999/"} {
+		s := newSelector(named)
+		for i, st := range []struct {
+			event string
+			want  verdict
+		}{
+			{"sched:sched_switch", blockStack},
+			{"cpu-clock/freq=999/", profiled},
+			{"cpu-clock/freq=999/", profiled},
+			{"cycles", otherEvent},
+		} {
+			if got := s.classify(sampleOf(st.event, 1001001)); got != st.want {
+				t.Errorf("--event=%q step %d %s: verdict %d, want %d", named, i, st.event, got, st.want)
+			}
+		}
+		if !s.timeBased || !s.unitNs() || !s.clock([]byte("cpu-clock/freq=999/")) {
+			t.Errorf("--event=%q: selected %q, timeBased %v, unit ns %v", named, s.event, s.timeBased, s.unitNs())
+		}
+	}
+}
