@@ -1,7 +1,7 @@
 // Package record runs a command under perf record and hands on perf
 // script's text: the recording wallfold's model wants (cpu-clock samples
-// with call chains, switch events; sched_switch block stacks for off-CPU
-// time; -a for a system-wide trace). It knows perf's command lines and
+// with call chains, switch events; a sched_switch block stack at every
+// switch-out for off-CPU time; -a for a system-wide trace). It knows perf's command lines and
 // processes, nothing of the text or the profile.
 package record
 
@@ -100,14 +100,7 @@ func Run(o Options) (*Recording, error) {
 
 // record runs perf record and returns the command's exit status.
 func (r *Recording) record(o Options) (int, error) {
-	args := []string{"record", "-q", "-o", r.data, "-e", "cpu-clock", "-F", strconv.Itoa(o.Freq), "-g", "--switch-events"}
-	if o.OffCPU {
-		args = append(args, "-e", "sched:sched_switch")
-	}
-	if o.SystemWide {
-		args = append(args, "-a")
-	}
-	args = append(append(args, "--"), o.Cmd...)
+	args := recordArgs(o, r.data)
 	// Ctrl-C goes to CMD and perf (the terminal signals the whole
 	// foreground group); a signal to wallfold alone is passed on to perf,
 	// which stops CMD. Either way wallfold waits, still writes the
@@ -147,11 +140,7 @@ func (r *Recording) record(o Options) (int, error) {
 // Script starts perf script on the recording and returns its text; call
 // wait when the text has been read.
 func (r *Recording) Script() (text *os.File, wait func(), err error) {
-	args := []string{"script", "-i", r.data, "--show-switch-events", "--show-task-events", "--show-lost-events"}
-	if r.systemWide {
-		args = append(args, "-F", "+pid")
-	}
-	ps := exec.Command(r.perf, args...)
+	ps := exec.Command(r.perf, scriptArgs(r.data, r.systemWide)...)
 	ps.Stderr = io.Discard
 	pipe, err := ps.StdoutPipe()
 	if err != nil {
@@ -161,6 +150,43 @@ func (r *Recording) Script() (text *os.File, wait func(), err error) {
 		return nil, nil, &Error{2, fmt.Sprintf("perf script: %v", err)}
 	}
 	return pipe.(*os.File), func() { ps.Wait() }, nil
+}
+
+// OffCPURecipe is the perf record line of an off-CPU recording: the clock
+// keeps its frequency (a term of its own) while -c 1 gives
+// sched:sched_switch, which takes no period term, a sample with its stack
+// at every switch-out. (-F 999 alone puts the tracepoint in frequency
+// mode too: only some switch-outs get a stack; -F and -c together are
+// refused.) Checked on perf 6.1 and 7.2.
+const OffCPURecipe = "perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events (as wallfold record --off-cpu does)"
+
+// ScriptFields are perf script's fields for a pid column that keep the
+// callchains: -F +pid alone prints tracepoint samples without theirs
+// (perf 6.1 and 7.2); +ip,+sym,+symoff,+dso print them as by default.
+const ScriptFields = "+pid,+ip,+sym,+symoff,+dso"
+
+// recordArgs is perf record's command line for o, writing to data.
+func recordArgs(o Options, data string) []string {
+	args := []string{"record", "-q", "-o", data}
+	if o.OffCPU {
+		args = append(args, "-e", fmt.Sprintf("cpu-clock/freq=%d/", o.Freq), "-e", "sched:sched_switch", "-c", "1")
+	} else {
+		args = append(args, "-e", "cpu-clock", "-F", strconv.Itoa(o.Freq))
+	}
+	args = append(args, "-g", "--switch-events")
+	if o.SystemWide {
+		args = append(args, "-a")
+	}
+	return append(append(args, "--"), o.Cmd...)
+}
+
+// scriptArgs is perf script's command line for a recording in data.
+func scriptArgs(data string, systemWide bool) []string {
+	args := []string{"script", "-i", data, "--show-switch-events", "--show-task-events", "--show-lost-events"}
+	if systemWide {
+		args = append(args, "-F", ScriptFields)
+	}
+	return args
 }
 
 // Close removes the recording's files and stops catching signals.
