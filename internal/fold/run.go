@@ -22,7 +22,8 @@ type Run struct {
 	win    window
 	header parse.PerfHeader // what perf's header says of the calendar
 	off    offCPU
-	spin   *spinDetector // nil: --spin=none
+	cov    switchCoverage // --off-cpu: switch-outs with a stack
+	spin   *spinDetector  // nil: --spin=none
 	// splitWhole: a --time window the model's splits could not cut.
 	splitWhole    bool
 	warnings      []string
@@ -53,7 +54,8 @@ func New(cfg Config, in Input) (*Run, error) {
 		cfg.Filter.End = in.LastTime() // 0 on a pipe: the samples wait
 	}
 	r := &Run{cfg: cfg, in: in, sel: newSelector(cfg.Event), out: emit.New(cfg.Output),
-		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin), names: newThreadNames()}
+		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin), names: newThreadNames(),
+		cov: newSwitchCoverage(cfg.OffCPU)}
 	r.win = window{filter: &r.cfg.Filter, split: int64(cfg.Split),
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
@@ -167,6 +169,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		switch r.sel.classify(rec) {
 		case blockStack:
 			ev.Kind, ev.Ref = state.KindBlockStack, state.OtherEvent
+			r.cov.blockStack(rec)
 			if r.cfg.OffCPU {
 				ev.Ref = r.intern(rec, rec.Frames)
 			}
@@ -181,6 +184,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Frames)
 	case parse.KindSwitch, parse.KindSwitchCPUWide:
 		ev.Ref = state.OtherEvent
+		r.cov.switchOut(rec)
 		if r.cfg.OffCPU && rec.TID > 0 {
 			ev.Ref = r.intern(rec, nil)
 		}

@@ -128,6 +128,7 @@ func (r *Run) takeOff(w *state.Weighted) {
 	if r.sum != nil {
 		r.sum.Name(r.sampleOf(w), r.out) // a group that only waited
 	}
+	r.cov.charged(w)
 	if r.cfg.Split <= 0 || w.OffEnd <= w.Time {
 		win := r.window(w.Time)
 		s := r.sampleOf(w)
@@ -181,6 +182,9 @@ func (r *Run) outWarnings() []string {
 		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", r.sel.event, r.off.dropped))
 	}
 	if w := r.spin.warning(r.sel.format); w != "" {
+		ws = append(ws, w)
+	}
+	if w := r.cov.warning(); w != "" {
 		ws = append(ws, w)
 	}
 	return append(ws, r.sel.warnings(r.cfg.OffCPU)...)
