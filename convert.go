@@ -29,12 +29,15 @@ exits are inferred from silence); --show-lost-events shows where a ring buffer
 overflowed, and threads are bridged through the loss. System-wide traces
 (perf record -a) work too; each process then gets its own parallelism
 (--scope=process), or --tree=make makes a process and its descendants one
-group. Where CPUs' clocks disagree (some VMs), record with perf record -k mono.
+group; perf script -F +pid,+ip,+sym,+symoff,+dso adds the pid column (-F +pid
+alone drops sched_switch stacks). Where CPUs' clocks disagree (some VMs),
+record with perf record -k mono.
 
 The whole wait, with the time when nothing runs (sleep, I/O, locks, a busy
-machine) under [blocked] and [runnable] at the stack that went off CPU:
+machine) under [blocked] and [runnable] at the stack that went off CPU
+(-c 1: a sched_switch stack at every switch-out; the clock keeps 999 Hz):
 
-  perf record -e cpu-clock -e sched:sched_switch -F 999 -g --switch-events -- ./job
+  perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -- ./job
   perf script --show-switch-events --show-task-events | wallfold --off-cpu > wall.folded
 
 Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
