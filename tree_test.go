@@ -89,7 +89,7 @@ func TestTreeWarnings(t *testing.T) {
 	if !strings.HasPrefix(out, "process tree of phases (pid 6979, --tree)\n") {
 		t.Errorf("summary starts %q", strings.SplitN(out, "\n", 2)[0])
 	}
-	if !strings.Contains(out, "have no known process") || !strings.Contains(out, "-F +pid and --show-task-events") {
+	if !strings.Contains(out, "have no known process") || !strings.Contains(out, "-F +pid,+ip,+sym,+symoff,+dso and --show-task-events") {
 		t.Errorf("no warning of threads with no known process:\n%s", out)
 	}
 	if _, _, _, blocked := summarySplit(t, out); blocked < 0.5 {

@@ -432,10 +432,10 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, "no task events (PERF_RECORD_EXIT/FORK/COMM): thread exits were inferred from silence; add --show-task-events to perf script for exact ends")
 	}
 	if (m.scope == Process || m.scope == Tree) && st.LateNamed > 0 {
-		ws = append(ws, fmt.Sprintf("%d thread(s) were named to their process only after their first records counted, up to %.2f s late: until then each counted as a process of its own; wallfold reads a file's pids first (give it the file rather than a pipe), or add -F +pid to perf script", st.LateNamed, float64(st.LateBy)/1e9))
+		ws = append(ws, fmt.Sprintf("%d thread(s) were named to their process only after their first records counted, up to %.2f s late: until then each counted as a process of its own; wallfold reads a file's pids first (give it the file rather than a pipe), or add -F +pid,+ip,+sym,+symoff,+dso to perf script (+pid alone drops tracepoint stacks)", st.LateNamed, float64(st.LateBy)/1e9))
 	}
 	if m.scope == Process && st.UnknownPID > 0 {
-		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid to perf script", st.UnknownPID))
+		ws = append(ws, fmt.Sprintf("process scope, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process; add -F +pid,+ip,+sym,+symoff,+dso to perf script (+pid alone drops tracepoint stacks)", st.UnknownPID))
 	}
 	if m.scope == Tree && m.profiled > 0 && m.treeIn == 0 {
 		ws = append(ws, fmt.Sprintf("--tree=%s: no sample of that process or its descendants: nothing is counted; name a pid or command the trace has (perf script --show-task-events names processes)", m.treeName))
@@ -443,7 +443,7 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, fmt.Sprintf("--tree=%s: the root (pid %d) took that name after %d of the tree's thread(s) had run: what they did before counts outside the tree; --tree=%d counts the process from its start", m.treeName, m.t.treeRoot, m.t.treeLate, m.t.treeRoot))
 	}
 	if m.scope == Tree && st.UnknownPID > 0 {
-		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid and --show-task-events to perf script", st.UnknownPID))
+		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid,+ip,+sym,+symoff,+dso and --show-task-events to perf script", st.UnknownPID))
 	}
 	if st.LostEvents > 0 {
 		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
