@@ -31,6 +31,11 @@ const (
 	// perf script --show-round-events): records are put in time order by
 	// perf's rule on them (order.go). It has no time.
 	KindRound
+	// KindWakeup is a wakeup (sched:sched_wakeup, sched_wakeup_new):
+	// PeerTID was made runnable; Ref is the caller's handle for the waker
+	// (> 0; NoWaker: unknown), given back in Weighted.Waker (wakeup.go).
+	// It is not a CPU sample, nor a sign of life of the line's thread.
+	KindWakeup
 )
 
 // Ref values of samples that are signs of life only, never released.
@@ -63,7 +68,8 @@ type Event struct {
 	// is -1 when not printed.
 	PID, TID int
 	CPU      int // -1 when not printed
-	// CPU-wide switches: the next (OUT) or previous (IN) task on the CPU.
+	// CPU-wide switches: the next (OUT) or previous (IN) task on the CPU;
+	// KindWakeup: PeerTID is the woken task.
 	PeerPID, PeerTID int
 	// KindFork: the new thread's parent process (-1 when not printed).
 	ParentPID int
@@ -158,6 +164,9 @@ type Weighted struct {
 	// OffEnd: the share was taken from Time to OffEnd (spread evenly
 	// over it where a window cuts it).
 	OffEnd int64
+	// Waker: a Blocked share that a wakeup ended, the waker's handle
+	// (Event.Ref of its KindWakeup); NoWaker otherwise.
+	Waker int
 }
 
 // Split is how a group's span divides: on CPU (at least one thread of

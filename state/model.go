@@ -24,6 +24,7 @@ type Model struct {
 	trans  []Transition
 	splits []Split
 	closed bool
+	offCPU bool // Options.OffCPU: shares are released
 
 	scope        Scope // decided scope (Auto until decided)
 	scopePending bool
@@ -133,9 +134,10 @@ func NewModel(o Options) *Model {
 	}
 	m.ahead = m.ahead || scope == Process || scope == Tree
 	cfg := config{Scope: s, Gap: -1, Rate: true, Release: m.release, KeepSplits: o.Splits}
-	if o.OffCPU {
+	if o.OffCPU || o.Splits { // the splits' wakers come from the shares (wakeup.go)
 		cfg.ReleaseOff = m.releaseOff
 	}
+	m.offCPU = o.OffCPU
 	if o.Timeline {
 		cfg.OnTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
 	}
@@ -290,12 +292,16 @@ func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) 
 	if m.t.outsideTree(th.g) {
 		return // only takes CPUs
 	}
+	waker := m.t.wokeCharge(th, st, ns)
+	if !m.offCPU {
+		return
+	}
 	pid := th.pid
 	if known, ok := m.t.processOf(th.tid); ok {
 		pid = known
 	}
 	m.ready = append(m.ready, Weighted{Time: since, PID: pid, TID: th.tid, CPU: -1,
-		Ref: ref, Group: th.g.key, State: st, OffCPU: ns, OffEnd: end})
+		Ref: ref, Group: th.g.key, State: st, OffCPU: ns, OffEnd: end, Waker: waker})
 }
 
 // sample sets the silence limit at the first sample, of whatever event, so

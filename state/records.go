@@ -269,6 +269,8 @@ func (t *tracker) add(e *Event) {
 		t.comm(e.Time, e.PID, e.TID)
 	case KindLost:
 		t.lost(e.Time, e.Lost, e.CPU)
+	case KindWakeup:
+		t.wakeup(e.Time, e.PeerTID, e.Ref)
 	default:
 		t.tick(e.Time)
 	}

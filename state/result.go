@@ -14,9 +14,13 @@ type Result struct {
 	// Parents maps a process to the one that forked it, as FORK records
 	// said; read it, do not change it.
 	Parents map[int]int
+	// Wakers: per group, the blocked time that each waker's wakeups
+	// ended (wakeup.go), by group, the most first; with Options.Splits
+	// or OffCPU and wakeup records.
+	Wakers []WakerTime
 }
 
 // Result returns the trace's Result; call it after Close.
 func (m *Model) Result() Result {
-	return Result{Scope: m.Scope(), First: m.first, Last: m.last, Splits: m.splits, Parents: m.t.parent}
+	return Result{Scope: m.Scope(), First: m.first, Last: m.last, Splits: m.splits, Parents: m.t.parent, Wakers: m.t.wakerTimes()}
 }

@@ -104,6 +104,7 @@ type thread struct {
 	unsampledRun  // its time on CPU and its samples' (unsampled.go)
 	quietMark     // where its silence's quiet time counts from (stall.go)
 	exitRun       // its last moments, after its EXIT (offcpu.go)
+	wokenBy       // the waker of the share being charged (wakeup.go)
 }
 
 // group is a scope group: its samples waiting in input order (the queue
@@ -137,6 +138,7 @@ type tracker struct {
 	cpuCur  map[int]*thread // CPU -> the thread last seen on it
 	now     int64
 	stats   stats
+	wake    wakeStats // wakeups (wakeup.go)
 	exp     []openSeg // open gaps of all groups, in time order
 	ehead   int
 	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
