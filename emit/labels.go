@@ -10,12 +10,15 @@ import (
 // Each distinct label set is a series there: pid and tid multiply them.
 type Labels struct {
 	Comm, Parallelism, State, PID, TID bool
+	// Waker: on blocked time a wakeup ended, who woke the thread (a
+	// command, or interrupt): as few values as commands.
+	Waker bool
 }
 
-// DefaultLabels is comm, parallelism and state.
-var DefaultLabels = Labels{Comm: true, Parallelism: true, State: true}
+// DefaultLabels is comm, parallelism, state and waker.
+var DefaultLabels = Labels{Comm: true, Parallelism: true, State: true, Waker: true}
 
-var labelNames = []string{"comm", "parallelism", "state", "pid", "tid"}
+var labelNames = []string{"comm", "parallelism", "state", "pid", "tid", "waker"}
 
 func (l *Labels) field(name string) *bool {
 	switch name {
@@ -29,6 +32,8 @@ func (l *Labels) field(name string) *bool {
 		return &l.PID
 	case "tid":
 		return &l.TID
+	case "waker":
+		return &l.Waker
 	}
 	return nil
 }

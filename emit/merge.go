@@ -92,6 +92,7 @@ func addGroup(m, g *SummaryGroup, serial, byName map[string]*FuncWeight) {
 	m.Spin.CPU += g.Spin.CPU
 	m.Spin.Wall += g.Spin.Wall
 	m.Spin.Plain += g.Spin.Plain
+	m.Wakers = addWakers(m.Wakers, g.Wakers)
 	if g.HasSplit {
 		sp := &m.Split
 		if !m.HasSplit {

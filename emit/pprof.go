@@ -41,7 +41,13 @@ type Profile struct {
 	// pseudo are the Locations of leaf frames that are no code
 	// ([blocked], [runnable]), by name.
 	pseudo map[string]uint32
+	offLabels
+}
+
+// offLabels are the label values of off-CPU samples, few: lists.
+type offLabels struct {
 	states []string // state label values by sampleKey.state (0: none)
+	wakers []string // waker label values by sampleKey.waker (0: none)
 }
 
 // runScratch is newLocation's reused memory: a run's names, where each
@@ -66,9 +72,10 @@ type sampleKey struct {
 	win      int32 // the profile's window (--split); 0: the only one
 	stack    uint32
 	comm     uint32
-	pid, tid int32 // -1: no label
-	par      int32 // 0: no label
-	state    uint8 // index in Profile.states: 0 on CPU
+	pid, tid int32  // -1: no label
+	par      int32  // 0: no label
+	state    uint8  // index in Profile.states: 0 on CPU
+	waker    uint32 // index in Profile.wakers: 0 none
 }
 
 type sampleVal struct {
@@ -107,7 +114,7 @@ func (p *Profile) Comm(comm []byte) uint32 {
 // key is the sample key of a sample, with what its labels leave out
 // merged.
 func (p *Profile) key(win int32, stack, comm uint32, pid, tid, parallelism int, state uint8) sampleKey {
-	k := sampleKey{win, stack, comm, int32(pid), int32(tid), int32(parallelism), state}
+	k := sampleKey{win, stack, comm, int32(pid), int32(tid), int32(parallelism), state, 0}
 	if !p.labels.Comm {
 		k.comm = 0
 	}
@@ -140,6 +147,12 @@ func (p *Profile) Add(win int32, stack, comm uint32, pid, tid, parallelism int, 
 // state (a label value: "blocked", "runnable") to window win. stack
 // should end in the state's leaf (WithLeaf).
 func (p *Profile) AddOff(win int32, stack, comm uint32, pid, tid int, state string, wall float64) {
+	p.AddOffWoken(win, stack, comm, pid, tid, state, "", wall)
+}
+
+// AddOffWoken is AddOff with the label waker ("": none): who ended the
+// thread's blocked time with a wakeup.
+func (p *Profile) AddOffWoken(win int32, stack, comm uint32, pid, tid int, state, waker string, wall float64) {
 	si := slices.Index(p.states, state)
 	if si < 0 {
 		if len(p.states) == 0 {
@@ -149,6 +162,9 @@ func (p *Profile) AddOff(win int32, stack, comm uint32, pid, tid int, state stri
 		p.states = append(p.states, state)
 	}
 	k := p.key(win, stack, comm, pid, tid, 0, uint8(si))
+	if waker != "" && p.labels.Waker {
+		k.waker = p.wakerIndex(waker)
+	}
 	v := p.samples[k]
 	v.wall += wall
 	p.samples[k] = v
@@ -186,4 +202,18 @@ func (p *Profile) StackNames(id uint32) []string {
 		}
 	}
 	return names
+}
+
+// wakerIndex interns a waker label value (1 on; 0 is none). Wakers are
+// few (commands): a list.
+func (p *Profile) wakerIndex(waker string) uint32 {
+	i := slices.Index(p.wakers, waker)
+	if i < 0 {
+		if len(p.wakers) == 0 {
+			p.wakers = append(p.wakers, "")
+		}
+		i = len(p.wakers)
+		p.wakers = append(p.wakers, waker)
+	}
+	return uint32(i)
 }

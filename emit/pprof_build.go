@@ -291,6 +291,9 @@ func (b *builder) labels(k sampleKey) map[string][]string {
 	if k.tid >= 0 {
 		l["tid"] = []string{strconv.Itoa(int(k.tid))}
 	}
+	if k.waker != 0 {
+		l["waker"] = []string{p.wakers[k.waker]}
+	}
 	return l
 }
 

@@ -15,11 +15,12 @@ type profileWriter struct {
 	refs    [][2]uint32 // handle -> (stack, comm)
 	refID   map[[2]uint32]uint32
 	offLeaf map[[2]uint32]uint32 // (stack, state) -> the stack with its leaf
+	wakers  *WakerNames          // names Sample.Waker
 }
 
 func newProfileWriter(o Options) *profileWriter {
 	return &profileWriter{prof: NewProfile(o.Names, o.Labels), refID: make(map[[2]uint32]uint32),
-		offLeaf: make(map[[2]uint32]uint32)}
+		offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
 }
 
 func (w *profileWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
@@ -47,7 +48,7 @@ func (w *profileWriter) Add(s *Sample) {
 		st = w.prof.WithLeaf(r[0], "["+s.State.String()+"]")
 		w.offLeaf[k] = st
 	}
-	w.prof.AddOff(s.Window, st, r[1], s.PID, s.TID, s.State.String(), s.Wall)
+	w.prof.AddOffWoken(s.Window, st, r[1], s.PID, s.TID, s.State.String(), w.wakers.Name(s.Waker), s.Wall)
 }
 
 func (w *profileWriter) Comm(ref uint32) string     { return w.prof.CommName(w.refs[ref][1]) }

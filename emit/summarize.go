@@ -165,6 +165,7 @@ func (g *Summarizer) list(names Namer, tr *state.Result) []SummaryGroup {
 		if sp, ok := splits[sg.key]; ok {
 			s.Split, s.HasSplit = sp, true
 		}
+		s.Wakers = wakersOf(tr.Wakers, sg.key)
 		self := map[string]float64{}
 		cum := map[string]float64{}
 		byComm := map[string]float64{}

@@ -37,6 +37,8 @@ type SummaryGroup struct {
 	// Spans the sum of their spans (Split sums their parts).
 	Merged int
 	Spans  int64
+	// Wakers: whose wakeups ended its blocked time, the most first.
+	Wakers []state.WakerTime
 }
 
 // span is the group's span: with Merged, the sum of its groups'.
@@ -84,6 +86,7 @@ type SummaryOptions struct {
 	// is a thread (thread scope): its parallelism is 1, not shown.
 	Merge  Merge
 	Thread bool
+	Wakers *WakerNames // names the groups' wakers
 }
 
 // WriteSummary prints the groups, largest wall first, then the warnings.
@@ -190,6 +193,7 @@ func (s *summaryPrinter) totals(g *SummaryGroup) {
 			g.Samples, val(g.CPU), val(g.Wall), float64(g.End-g.Start)/1e9)
 	}
 	s.unsampled(g)
+	s.wakers(g)
 	if !o.Thread {
 		avg := 0.0
 		if g.Wall > 0 {

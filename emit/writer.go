@@ -54,6 +54,9 @@ type Sample struct {
 	// the spinners too, so Period/Parallelism is its wall without the
 	// spin rule.
 	Spin bool
+	// Waker: Blocked time a wakeup ended, the waker's handle
+	// (Options.Wakers); 0 otherwise.
+	Waker int
 }
 
 // End is what the writers learn once the trace has been read.
@@ -80,10 +83,11 @@ type Options struct {
 	PID, TID bool
 	// ParallelismFrame roots folded stacks at "[parallelism N]".
 	ParallelismFrame bool
-	Labels           Labels // pprof
-	Top              int    // top: rows (0: a screenful)
-	OffCPU           bool   // trace: blocked and runnable stretches
-	Merge            Merge  // summary: groups joined by command
+	Labels           Labels      // pprof
+	Top              int         // top: rows (0: a screenful)
+	OffCPU           bool        // trace: blocked and runnable stretches
+	Merge            Merge       // summary: groups joined by command
+	Wakers           *WakerNames // pprof: names the waker label's values
 }
 
 // New returns the Writer of o.Format.
