@@ -75,7 +75,7 @@ type ConvertCmd struct {
 
 // PprofFlags say what a pprof profile carries.
 type PprofFlags struct {
-	Labels emit.Labels   `default:"comm,parallelism,state" placeholder:"LIST" help:"pprof: the samples' string labels, from comm, parallelism, state, pid, tid (or none). Each distinct set is a series in Pyroscope: pid and tid multiply them."`
+	Labels emit.Labels   `default:"comm,parallelism,state,waker" placeholder:"LIST" help:"pprof: the samples' string labels, from comm, parallelism, state, pid, tid, waker (or none); waker: on [blocked] time a wakeup ended, who woke the thread (a command, or interrupt). Each distinct set is a series in Pyroscope: pid and tid multiply them."`
 	Start  emit.UnixTime `placeholder:"TIME" help:"pprof: the Unix time of the trace's first record, RFC 3339 or Unix seconds (default: perf's header, from perf script --header; else now minus the span)."`
 	Split  time.Duration `placeholder:"DURATION" help:"pprof: one profile per window of this length (e.g. 10s), each with its own time, to stay under a server's push limits; -o FILE.pb.gz writes FILE-000.pb.gz, FILE-001.pb.gz, ..."`
 }

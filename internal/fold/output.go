@@ -53,7 +53,7 @@ func (r *Run) end(warnings []string) *emit.End {
 		Warnings: warnings}
 	e.Summary = emit.SummaryOptions{TimeBased: r.sel.timeBased, Unit: string(r.sel.event), TopGroups: r.cfg.Output.Top,
 		OffCPU: r.cfg.OffCPU && r.sel.seen && r.sel.timeBased && !r.cpuWeighted(), SplitWhole: r.splitWhole,
-		Merge: r.cfg.Output.Merge}
+		Merge: r.cfg.Output.Merge, Wakers: r.wake.names}
 	comments := []string{"wallfold " + r.cfg.Version, "scope: " + res.Scope.String()}
 	for _, w := range warnings {
 		comments = append(comments, "warning: "+w)

@@ -30,6 +30,7 @@ type Run struct {
 	timelineBegun bool
 	sample        emit.Sample // what take hands the writers, reused
 	names         threadNames // ":TID" comms named
+	wake          wakeups     // wakeup samples, their wakers
 }
 
 // ExitError is the run's verdict when it fails: the exit status and why.
@@ -50,12 +51,14 @@ func New(cfg Config, in Input) (*Run, error) {
 	if err := cfg.checkMerge(); err != nil {
 		return nil, err
 	}
+	wake := newWakeups()
+	cfg.Output.Wakers = wake.names
 	if cfg.Filter.Time.Percent() && in.LastTime != nil {
 		cfg.Filter.End = in.LastTime() // 0 on a pipe: the samples wait
 	}
 	r := &Run{cfg: cfg, in: in, sel: newSelector(cfg.Event), out: emit.New(cfg.Output),
 		fields: parse.NewFieldCheck(in.Name), spin: newSpinDetector(cfg.Spin), names: newThreadNames(),
-		cov: newSwitchCoverage(cfg.OffCPU)}
+		cov: newSwitchCoverage(cfg.OffCPU), wake: wake}
 	r.win = window{filter: &r.cfg.Filter, split: int64(cfg.Split),
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
@@ -173,6 +176,9 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			if r.cfg.OffCPU {
 				ev.Ref = r.intern(rec, rec.Frames)
 			}
+			return ev
+		case wakeup:
+			r.wake.event(rec, &ev)
 			return ev
 		case otherEvent:
 			ev.Ref = state.OtherEvent

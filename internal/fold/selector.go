@@ -25,6 +25,9 @@ const (
 	// blockStack: a sched:sched_switch sample (unless that is the
 	// selected event): where its thread left the CPU.
 	blockStack
+	// wakeup: a sched:sched_wakeup or sched_wakeup_new sample (unless
+	// that is the selected event): a thread became runnable.
+	wakeup
 )
 
 type selector struct {
@@ -38,17 +41,17 @@ type selector struct {
 	// comparison per sample instead of a parse.
 	lastEvent []byte
 	lastClock bool
-	// What classify learnt of the last two event names (a trace mostly
-	// has one or two, interleaved): reading terms and modifiers anew for
+	// What classify learnt of the last four event names (a trace mostly
+	// has one to four, interleaved: a clock, sched_switch, the wakeups): reading terms and modifiers anew for
 	// each sample would cost more than the comparison.
-	known [2]eventKind
+	known [4]eventKind
 	next  int
 }
 
 // eventKind is what an event name is to the selection.
 type eventKind struct {
-	name          []byte
-	sched, wanted bool
+	name                  []byte
+	sched, wanted, wakeup bool
 }
 
 func newSelector(event string) *selector {
@@ -66,12 +69,18 @@ func (s *selector) classify(rec *parse.Record) verdict {
 			s.blocks++
 			return blockStack
 		}
+		if parse.IsSchedWakeup(rec.Event) {
+			return wakeup // not the first sample's event: a wakeup
+		}
 		s.event = append([]byte(nil), parse.EventBase(rec.Event)...)
 	}
 	k := s.kind(rec.Event)
 	if k.sched && !k.wanted {
 		s.blocks++
 		return blockStack
+	}
+	if k.wakeup && !k.wanted {
+		return wakeup
 	}
 	if !k.wanted {
 		s.others[string(rec.Event)]++
@@ -96,6 +105,7 @@ func (s *selector) kind(ev []byte) *eventKind {
 	s.next = (s.next + 1) % len(s.known)
 	k.name = append(k.name[:0], ev...)
 	k.sched, k.wanted = parse.IsSchedSwitch(ev), parse.EventMatches(ev, s.event)
+	k.wakeup = parse.IsSchedWakeup(ev)
 	return k
 }
 

@@ -88,7 +88,7 @@ func (r *Run) takeCPU(w *state.Weighted) {
 // thread, the rest zero: a writer keeps nothing of it, and a Sample per
 // sample, passed through an interface, would be a heap allocation each.
 func (r *Run) sampleOf(w *state.Weighted) *emit.Sample {
-	r.sample = emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID, State: w.State}
+	r.sample = emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID, State: w.State, Waker: w.Waker}
 	return &r.sample
 }
 
@@ -187,5 +187,6 @@ func (r *Run) outWarnings() []string {
 	if w := r.cov.warning(); w != "" {
 		ws = append(ws, w)
 	}
+	ws = append(ws, r.wake.warnings(r.in.Name)...)
 	return append(ws, r.sel.warnings(r.cfg.OffCPU)...)
 }
