@@ -1,8 +1,9 @@
 // Package record runs a command under perf record and hands on perf
 // script's text: the recording wallfold's model wants (cpu-clock samples
 // with call chains, switch events; a sched_switch block stack at every
-// switch-out for off-CPU time; -a for a system-wide trace). It knows perf's command lines and
-// processes, nothing of the text or the profile.
+// switch-out and the wakeups for off-CPU time; -a for a system-wide
+// trace). It knows perf's command lines and processes, nothing of the
+// text or the profile.
 package record
 
 import (
@@ -98,6 +99,13 @@ func Run(o Options) (*Recording, error) {
 	return r, nil
 }
 
+// wakeupEvents are the wakeups --off-cpu records beside the switches: a
+// blocked thread is runnable from its wakeup to its switch-in, and the
+// waker is named. Per task, perf sees only the wakeups that happen while
+// a traced thread runs (a timer firing on another task's CPU is missed);
+// -a sees all.
+var wakeupEvents = []string{"-e", "sched:sched_wakeup", "-e", "sched:sched_wakeup_new"}
+
 // record runs perf record and returns the command's exit status.
 func (r *Recording) record(o Options) (int, error) {
 	args := recordArgs(o, r.data)
@@ -174,6 +182,9 @@ func recordArgs(o Options, data string) []string {
 		args = append(args, "-e", "cpu-clock", "-F", strconv.Itoa(o.Freq))
 	}
 	args = append(args, "-g", "--switch-events")
+	if o.OffCPU {
+		args = append(args, wakeupEvents...) // every one: -c 1
+	}
 	if o.SystemWide {
 		args = append(args, "-a")
 	}

@@ -80,8 +80,8 @@ func TestCommandLines(t *testing.T) {
 		want string
 	}{
 		{Options{Cmd: []string{"make", "-j8"}, Freq: 999}, "record -q -o D -e cpu-clock -F 999 -g --switch-events -- make -j8"},
-		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -- job"},
-		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -a -- job"},
+		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -- job"},
+		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -a -- job"},
 	} {
 		if got := strings.Join(recordArgs(tt.o, "D"), " "); got != tt.want {
 			t.Errorf("perf %s, want perf %s", got, tt.want)
