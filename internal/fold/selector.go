@@ -41,9 +41,10 @@ type selector struct {
 	// comparison per sample instead of a parse.
 	lastEvent []byte
 	lastClock bool
-	// What classify learnt of the last four event names (a trace mostly
-	// has one to four, interleaved: a clock, sched_switch, the wakeups): reading terms and modifiers anew for
-	// each sample would cost more than the comparison.
+	// What classify learnt of the last four event names (a trace has
+	// one to four, interleaved: a clock, sched_switch, the two wakeups):
+	// reading terms and modifiers anew for each sample would cost more
+	// than the comparison.
 	known [4]eventKind
 	next  int
 }
