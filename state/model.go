@@ -292,8 +292,8 @@ func (m *Model) releaseOff(th *thread, st State, ns, since, end int64, ref int) 
 	if m.t.outsideTree(th.g) {
 		return // only takes CPUs
 	}
-	waker := m.t.wokeCharge(th, st, ns)
-	if !m.offCPU {
+	waker := m.t.wokeCharge(th, st, ns) // a share without a stack counts for its waker too
+	if !m.offCPU || ref < 0 {
 		return
 	}
 	pid := th.pid

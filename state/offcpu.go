@@ -363,7 +363,7 @@ func (t *tracker) blockStack(th *thread, ref int) {
 // charge gives th a share of ns of off-CPU time, taken between since and
 // end.
 func (t *tracker) charge(th *thread, s State, ns, since, end int64, ref int) {
-	if t.cfg.ReleaseOff != nil && ref >= 0 {
+	if t.cfg.ReleaseOff != nil {
 		t.cfg.ReleaseOff(th, s, ns, since, end, ref)
 	}
 }

@@ -104,3 +104,27 @@ func TestWakeupNewForkedChild(t *testing.T) {
 		t.Errorf("split with wakeups %+v, want runnable 60 ms, blocked 0", sp[0])
 	}
 }
+
+// A thread with no stack (never sampled; its switches carry no handle)
+// has no share in the profile, but the wakers still count its blocked
+// time: the summary's wakers add up to the blocked time wakeups ended.
+func TestWakeupOfStacklessThread(t *testing.T) {
+	evs := []Event{
+		{Kind: KindSwitch, Time: 1 * ms, PID: 1, TID: 10, CPU: -1, Ref: OtherEvent},
+		{Kind: KindSwitch, Time: 2 * ms, PID: 1, TID: 10, CPU: -1, Out: true, Ref: OtherEvent},
+		wake(50*ms, 10, 7),
+		{Kind: KindSwitch, Time: 60 * ms, PID: 1, TID: 10, CPU: -1, Ref: OtherEvent},
+		{Kind: KindExit, Time: 61 * ms, PID: 1, TID: 10, Ref: OtherEvent},
+	}
+	for _, offCPU := range []bool{false, true} {
+		m := NewModel(Options{Scope: Workload, Splits: true, OffCPU: offCPU})
+		for _, e := range evs {
+			m.Add(e)
+			m.Ready()
+		}
+		m.Close()
+		if r := m.Result(); len(r.Wakers) != 1 || r.Wakers[0].Blocked != 48*ms {
+			t.Errorf("--off-cpu %v: wakers %+v, want waker 7: 48 ms", offCPU, r.Wakers)
+		}
+	}
+}
