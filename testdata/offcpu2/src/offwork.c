@@ -1,7 +1,7 @@
-// offwork: a workload that blocks in three ways, about 0.1 s each: it
-// sleeps (nanosleep), writes a file with fdatasync after each block and
-// reads it back with O_DIRECT (disk waits), and two threads take turns on
-// a mutex that each holds while it computes (futex waits).
+// offwork: a workload that blocks in three ways: it sleeps (nanosleep,
+// 10 x 10 ms), writes a file with fdatasync after each block and reads it
+// back with O_DIRECT (disk waits), and two threads take turns on a mutex
+// that each holds across a short sleep (futex waits, 20 x 2 per thread).
 //   offwork DIR   (the file is DIR/offwork.dat, removed at the end)
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -75,13 +75,17 @@ __attribute__((noinline)) static void disk(const char *dir)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-// contend takes the mutex 20 times, computing 3 ms while it holds it.
+// contend takes the mutex 20 times and holds it for 1 ms of computing and
+// a 2 ms sleep (a lock held across a wait), so the other thread waits in
+// the futex while the holder is off CPU too.
 __attribute__((noinline)) static void *contend(void *arg)
 {
 	(void)arg;
+	struct timespec ts = {0, 2 * 1000000L};
 	for (int i = 0; i < 20; i++) {
 		pthread_mutex_lock(&mu);
-		compute(3);
+		compute(1);
+		nanosleep(&ts, NULL);
 		pthread_mutex_unlock(&mu);
 		compute(0.2);
 	}
