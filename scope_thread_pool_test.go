@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -28,7 +29,8 @@ func threadTotals(t *testing.T, f folded) map[int]float64 {
 	t.Helper()
 	totals := map[int]float64{}
 	for st, n := range f.lines {
-		m := tidRoot.FindStringSubmatch(firstFrame(st))
+		root, _, _ := strings.Cut(st, ";")
+		m := tidRoot.FindStringSubmatch(root)
 		if m == nil {
 			t.Fatalf("no comm-PID/TID root frame: %q", st)
 		}
@@ -36,16 +38,6 @@ func threadTotals(t *testing.T, f folded) map[int]float64 {
 		totals[tid] += float64(n) / 1e9
 	}
 	return totals
-}
-
-// firstFrame is a folded stack's root frame.
-func firstFrame(stack string) string {
-	for i := 0; i < len(stack); i++ {
-		if stack[i] == ';' {
-			return stack[:i]
-		}
-	}
-	return stack
 }
 
 // poolSpanTol: a thread's total within 1.5 % of its own span. Its clock
