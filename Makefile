@@ -4,7 +4,7 @@ GO ?= go
 DEMO ?= testdata/traces/phases.txt
 PREFIX ?= /usr/local
 
-.PHONY: all build install test test-long demo fuzz bench clean pyroscope-check speedscope-check
+.PHONY: all build install test test-long demo fuzz bench clean pyroscope-check speedscope-check pg-check
 
 all: build
 
@@ -63,3 +63,10 @@ FUZZTIME ?= 3m
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./parse
 	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s .
+
+# Opt-in: Debian's PostgreSQL in a temp dir under pgbench, recorded with
+# every switch-out's stack; the backends' wall per transaction against
+# pgbench's latency, split into its parts, and what recording costs in tps
+# (scripts/pg-check.sh: SCALE, CLIENTS, SECS, ROUNDS, KEEP=1).
+pg-check:
+	./scripts/pg-check.sh

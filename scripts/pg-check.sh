@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Opt-in check (make pg-check, not make test): a real server's whole wait
+# told by wallfold --off-cpu. Starts Debian's PostgreSQL in a temp dir on
+# a unix socket, loads pgbench tables, records the server's processes
+# while pgbench runs, and checks two things (PASS/FAIL lines, exit 1 on
+# any failure):
+#
+# 1. time per transaction. Each backend serves one pgbench client for its
+#    whole session, so the sum of the backends' spans (on CPU + runnable +
+#    blocked, fork to exit) is about CLIENTS x SECS, and divided by the
+#    transactions pgbench counted it is the mean time a client waits for
+#    a transaction, as seen by the server. pgbench -P makes pgbench
+#    measure each transaction's latency itself, so its "latency average"
+#    is the client's own clock. The backends' merged --off-cpu profile
+#    (the sum of all their stacks' weights) / transactions must be within
+#    10 % of it. The profile is then split into parts by the frames that
+#    name them (scripts/pg-split.awk): client round trip, CPU, WAL flush,
+#    row and xact locks, LWLocks, run queue, other.
+# 2. cost. pgbench tps without recording, with a plain recording (cpu-clock
+#    and switch events) and with the off-CPU recording, interleaved ROUNDS
+#    times; the median with off-CPU recording must be within 15 % of the
+#    median without.
+#
+#   scripts/pg-check.sh     # KEEP=1 keeps the temp dir (perf.data, profiles, logs)
+#
+# Knobs (environment): SCALE=10 CLIENTS=4 SECS=15 (the profiled run),
+# TPS_SECS=10 ROUNDS=5 (the cost runs; ROUNDS=0 skips them), FREQ=999,
+# PG_BIN (default: the newest /usr/lib/postgresql/*/bin).
+#
+# Needs perf with perf_event_paranoid allowing -p of the server, and
+# Debian's postgresql and postgresql-client (apt-get install postgresql
+# postgresql-contrib). As root the server runs as the postgres user.
+#
+# The recording: perf record -p POSTMASTER follows the backends pgbench's
+# connections fork. sched:sched_switch is recorded with a period of 1 (-c 1)
+# so that every switch-out has its stack; -F would put it in frequency
+# mode and most switch-outs would have none. The clock keeps its frequency
+# through its own term, and name=cpu-clock keeps the event's name
+# cpu-clock for wallfold.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+SCALE=${SCALE:-10} CLIENTS=${CLIENTS:-4} SECS=${SECS:-15}
+TPS_SECS=${TPS_SECS:-10} ROUNDS=${ROUNDS:-5} FREQ=${FREQ:-999}
+PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+
+for t in "$PG_BIN/initdb" "$PG_BIN/pg_ctl" "$PG_BIN/pgbench"; do
+	[ -x "$t" ] || { echo "pg-check: no $t: apt-get install postgresql postgresql-contrib (or set PG_BIN)" >&2; exit 2; }
+done
+command -v perf >/dev/null || { echo "pg-check: no perf (apt-get install linux-perf)" >&2; exit 2; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wallfold-pg.XXXXXX")
+data=$tmp/data
+perf_pid=
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+cleanup() {
+	[ -z "$perf_pid" ] || kill "$perf_pid" 2>/dev/null || true
+	if [ -f "$data/postmaster.pid" ]; then
+		as_pg "$PG_BIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	if [ -n "${KEEP:-}" ]; then echo "pg-check: kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+$GO build -o "$tmp/wallfold" .
+wf=$tmp/wallfold
+[ "$(id -u)" = 0 ] && chown postgres "$tmp"
+
+# the server: default settings (fsync on), no TCP, its socket in $tmp
+as_pg "$PG_BIN/initdb" -D "$data" -A trust -U postgres --no-sync >"$tmp/initdb.log"
+as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$tmp/server.log" -w \
+	-o "-k $tmp -c listen_addresses=" start >/dev/null
+pm=$(head -1 "$data/postmaster.pid")
+echo "server: $("$PG_BIN/postgres" --version), postmaster pid $pm, socket in $tmp"
+pgbench=("$PG_BIN/pgbench" -h "$tmp" -U postgres)
+"${pgbench[@]}" -i -q -s "$SCALE" postgres >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log"; exit 1; }
+
+plain=(-e cpu-clock -F "$FREQ" -g --switch-events)
+offcpu=(-e "cpu-clock/freq=$FREQ,name=cpu-clock/" -e sched:sched_switch -c 1 -g --switch-events)
+
+# field FILE PATTERN: the number after PATTERN in pgbench's output
+field() { sed -n "s/^$2 *= *\([0-9.]*\).*/\1/p" "$1" | tail -1; }
+
+# 1. the profiled run: -n, as pgbench -i vacuumed (no extra vacuum session)
+run="pgbench -n -P $SECS -c $CLIENTS -T $SECS"
+echo "recording: perf record ${offcpu[*]} -p $pm -- $run"
+perf record -q -o "$tmp/perf.data" "${offcpu[@]}" -p "$pm" -- \
+	"${pgbench[@]}" -n -P "$SECS" -c "$CLIENTS" -T "$SECS" postgres >"$tmp/pgbench.out" 2>&1
+grep -E '^(number of transactions|latency|tps)' "$tmp/pgbench.out" | sed 's/^/  pgbench: /'
+tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
+lat=$(field "$tmp/pgbench.out" 'latency average')
+grep -q '^latency stddev' "$tmp/pgbench.out" ||
+	echo "pg-check: pgbench printed no latency stddev: its average is duration x clients / transactions, not measured" >&2
+
+# one perf script (the slow part) into two wallfolds: the summary for the
+# spans, the folded profile with each process's pid as its root
+mkfifo "$tmp/script.fifo"
+"$wf" --off-cpu --scope=process --top=1000 -f summary -q <"$tmp/script.fifo" >"$tmp/summary.txt" &
+summary_pid=$!
+perf script -i "$tmp/perf.data" --show-switch-events --show-task-events --show-lost-events 2>"$tmp/script.err" |
+	tee "$tmp/script.fifo" | "$wf" --off-cpu --scope=process --pid -o "$tmp/profile.folded" 2>"$tmp/wallfold.err"
+wait "$summary_pid"
+sed 's/^/  wallfold: /' "$tmp/wallfold.err"
+echo
+awk -v tx="$tx" -v lat="$lat" -v clients="$CLIENTS" -v secs="$SECS" -v merged="$tmp/backends.folded" \
+	-f scripts/pg-split.awk "$tmp/summary.txt" "$tmp/profile.folded" "$tmp/profile.folded" | tee "$tmp/split.txt"
+read -r per ref < <(sed -n 's/^result //p' "$tmp/split.txt")
+echo
+if awk -v a="$per" -v b="$ref" 'BEGIN { d = a / b - 1; exit !(d <= 0.10 && d >= -0.10) }'; then
+	pass "backends' profile per transaction $per ms, pgbench latency average $ref ms (within 10 %)"
+else
+	fail "backends' profile per transaction $per ms, pgbench latency average $ref ms (not within 10 %)"
+fi
+
+# 2. the cost: interleaved runs, the order turning each round
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+tps_run() { # MODE: one pgbench run's tps
+	local out=$tmp/tps.out
+	case $1 in
+	none) "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
+	plain) perf record -q -o "$tmp/tps.data" "${plain[@]}" -p "$pm" -- \
+		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
+	offcpu) perf record -q -o "$tmp/tps.data" "${offcpu[@]}" -p "$pm" -- \
+		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
+	esac
+	field "$out" tps
+}
+if [ "$ROUNDS" -gt 0 ]; then
+	modes=(none plain offcpu)
+	declare -A tps=()
+	echo "cost: $ROUNDS rounds of pgbench -n -c $CLIENTS -T $TPS_SECS, tps:"
+	for r in $(seq 0 $((ROUNDS - 1))); do
+		line="  round $((r + 1)):"
+		for i in 0 1 2; do
+			m=${modes[$(((i + r) % 3))]}
+			v=$(tps_run "$m")
+			tps[$m]="${tps[$m]:-} $v"
+			line="$line $m $v"
+		done
+		echo "$line"
+	done
+	declare -A med=()
+	for m in "${modes[@]}"; do med[$m]=$(tr ' ' '\n' <<<"${tps[$m]}" | grep . | median); done
+	echo "  medians: none ${med[none]}, plain ${med[plain]}, offcpu ${med[offcpu]} tps"
+	ratio=$(awk -v a="${med[offcpu]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
+	pratio=$(awk -v a="${med[plain]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
+	echo "  plain / none = $pratio, offcpu / none = $ratio"
+	if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.85) }'; then
+		pass "tps with --off-cpu recording $ratio of without (within 15 %)"
+	else
+		fail "tps with --off-cpu recording $ratio of without (not within 15 %)"
+	fi
+fi
+[ "$fails" -eq 0 ] || exit 1
