@@ -25,6 +25,7 @@
 #
 # Knobs (environment): SCALE=10 CLIENTS=4 SECS=15 (the profiled run),
 # TPS_SECS=10 ROUNDS=5 (the cost runs; ROUNDS=0 skips them), FREQ=999,
+# SYSTEM_WIDE=1 (record every CPU, perf record -a, instead of -p POSTMASTER),
 # PG_BIN (default: the newest /usr/lib/postgresql/*/bin).
 #
 # Needs perf with perf_event_paranoid allowing -p of the server, and
@@ -32,7 +33,11 @@
 # postgresql-contrib). As root the server runs as the postgres user.
 #
 # The recording: perf record -p POSTMASTER follows the backends pgbench's
-# connections fork. sched:sched_switch is recorded with a period of 1 (-c 1)
+# connections fork (the postmaster's older children are not recorded);
+# SYSTEM_WIDE=1 records the whole machine instead, where perf does not
+# switch per-task events at each context switch (no -F +pid: perf 6.1 then
+# prints no callchain for tracepoint samples; wallfold takes the pids from
+# the fork records). sched:sched_switch is recorded with a period of 1 (-c 1)
 # so that every switch-out has its stack; -F would put it in frequency
 # mode and most switch-outs would have none. The clock keeps its frequency
 # through its own term, and name=cpu-clock keeps the event's name
@@ -77,6 +82,9 @@ as_pg "$PG_BIN/initdb" -D "$data" -A trust -U postgres --no-sync >"$tmp/initdb.l
 as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$tmp/server.log" -w \
 	-o "-k $tmp -c listen_addresses=" start >/dev/null
 pm=$(head -1 "$data/postmaster.pid")
+target=(-p "$pm")
+# -a: the whole machine's switches; 16 MiB per CPU so none are lost
+[ -z "${SYSTEM_WIDE:-}" ] || target=(-a -m 16M)
 echo "server: $("$PG_BIN/postgres" --version), postmaster pid $pm, socket in $tmp"
 pgbench=("$PG_BIN/pgbench" -h "$tmp" -U postgres)
 "${pgbench[@]}" -i -q -s "$SCALE" postgres >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log"; exit 1; }
@@ -89,8 +97,8 @@ field() { sed -n "s/^$2 *= *\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 
 # 1. the profiled run: -n, as pgbench -i vacuumed (no extra vacuum session)
 run="pgbench -n -P $SECS -c $CLIENTS -T $SECS"
-echo "recording: perf record ${offcpu[*]} -p $pm -- $run"
-perf record -q -o "$tmp/perf.data" "${offcpu[@]}" -p "$pm" -- \
+echo "recording: perf record ${offcpu[*]} ${target[*]} -- $run"
+perf record -q -o "$tmp/perf.data" "${offcpu[@]}" "${target[@]}" -- \
 	"${pgbench[@]}" -n -P "$SECS" -c "$CLIENTS" -T "$SECS" postgres >"$tmp/pgbench.out" 2>&1
 grep -E '^(number of transactions|latency|tps)' "$tmp/pgbench.out" | sed 's/^/  pgbench: /'
 tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
@@ -124,9 +132,9 @@ tps_run() { # MODE: one pgbench run's tps
 	local out=$tmp/tps.out
 	case $1 in
 	none) "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	plain) perf record -q -o "$tmp/tps.data" "${plain[@]}" -p "$pm" -- \
+	plain) perf record -q -o "$tmp/tps.data" "${plain[@]}" "${target[@]}" -- \
 		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	offcpu) perf record -q -o "$tmp/tps.data" "${offcpu[@]}" -p "$pm" -- \
+	offcpu) perf record -q -o "$tmp/tps.data" "${offcpu[@]}" "${target[@]}" -- \
 		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
 	esac
 	field "$out" tps
