@@ -56,10 +56,10 @@ command -v perf >/dev/null || { echo "pg-check: no perf (apt-get install linux-p
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wallfold-pg.XXXXXX")
 data=$tmp/data
-perf_pid=
+child=
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
-	[ -z "$perf_pid" ] || kill "$perf_pid" 2>/dev/null || true
+	if [ -n "$child" ]; then kill "$child" 2>/dev/null && wait "$child" 2>/dev/null || true; fi
 	if [ -f "$data/postmaster.pid" ]; then
 		as_pg "$PG_BIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
@@ -68,6 +68,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
+
+# waited CMD...: CMD in the background, waited for, so that a signal to this
+# script ends it at once (bash runs a trap only after a foreground child)
+waited() {
+	local rc=0
+	"$@" &
+	child=$!
+	wait "$child" || rc=$?
+	child=
+	return $rc
+}
 
 fails=0
 pass() { echo "PASS $*"; }
@@ -98,7 +109,7 @@ field() { sed -n "s/^$2 *= *\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 # 1. the profiled run: -n, as pgbench -i vacuumed (no extra vacuum session)
 run="pgbench -n -P $SECS -c $CLIENTS -T $SECS"
 echo "recording: perf record ${offcpu[*]} ${target[*]} -- $run"
-perf record -q -o "$tmp/perf.data" "${offcpu[@]}" "${target[@]}" -- \
+waited perf record -q -o "$tmp/perf.data" "${offcpu[@]}" "${target[@]}" -- \
 	"${pgbench[@]}" -n -P "$SECS" -c "$CLIENTS" -T "$SECS" postgres >"$tmp/pgbench.out" 2>&1
 grep -E '^(number of transactions|latency|tps)' "$tmp/pgbench.out" | sed 's/^/  pgbench: /'
 tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$tmp/pgbench.out")
@@ -140,16 +151,15 @@ fi
 
 # 2. the cost: interleaved runs, the order turning each round
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-tps_run() { # MODE: one pgbench run's tps
+tps_run() { # MODE: one pgbench run, its output in $tmp/tps.out
 	local out=$tmp/tps.out
 	case $1 in
-	none) "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	plain) perf record -q -o "$tmp/tps.data" "${plain[@]}" "${target[@]}" -- \
+	none) waited "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
+	plain) waited perf record -q -o "$tmp/tps.data" "${plain[@]}" "${target[@]}" -- \
 		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	offcpu) perf record -q -o "$tmp/tps.data" "${offcpu[@]}" "${target[@]}" -- \
+	offcpu) waited perf record -q -o "$tmp/tps.data" "${offcpu[@]}" "${target[@]}" -- \
 		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
 	esac
-	field "$out" tps
 }
 if [ "$ROUNDS" -gt 0 ]; then
 	modes=(none plain offcpu)
@@ -159,7 +169,8 @@ if [ "$ROUNDS" -gt 0 ]; then
 		line="  round $((r + 1)):"
 		for i in 0 1 2; do
 			m=${modes[$(((i + r) % 3))]}
-			v=$(tps_run "$m")
+			tps_run "$m"
+			v=$(field "$tmp/tps.out" tps)
 			tps[$m]="${tps[$m]:-} $v"
 			line="$line $m $v"
 		done
