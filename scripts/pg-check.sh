@@ -151,8 +151,16 @@ fi
 
 # 2. the cost: interleaved runs, the order turning each round
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-tps_run() { # MODE: one pgbench run, its output in $tmp/tps.out
-	local out=$tmp/tps.out
+# reaped_cpu: CPU ticks of the postmaster's children it has reaped (the
+# exited backends: cutime + cstime of /proc/PID/stat)
+reaped_cpu() { sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'; }
+hz=$(getconf CLK_TCK)
+# tps_run MODE: one pgbench run, its output in $tmp/tps.out, and the
+# backends' CPU per transaction in ms in $cpu_tx (after they are reaped)
+tps_run() {
+	local out=$tmp/tps.out n0 c0 tx i
+	n0=$(pgrep -c -P "$pm" || true)
+	c0=$(reaped_cpu)
 	case $1 in
 	none) waited "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
 	plain) waited perf record -q -o "$tmp/tps.data" "${plain[@]}" "${target[@]}" -- \
@@ -160,11 +168,17 @@ tps_run() { # MODE: one pgbench run, its output in $tmp/tps.out
 	offcpu) waited perf record -q -o "$tmp/tps.data" "${offcpu[@]}" "${target[@]}" -- \
 		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
 	esac
+	for i in $(seq 50); do
+		[ "$(pgrep -c -P "$pm" || true)" -gt "$n0" ] || break
+		sleep 0.1
+	done
+	tx=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out")
+	cpu_tx=$(awk -v c="$(($(reaped_cpu) - c0))" -v hz="$hz" -v t="$tx" 'BEGIN { printf "%.3f", 1000 * c / hz / t }')
 }
 if [ "$ROUNDS" -gt 0 ]; then
 	modes=(none plain offcpu)
-	declare -A tps=()
-	echo "cost: $ROUNDS rounds of pgbench -n -c $CLIENTS -T $TPS_SECS, tps:"
+	declare -A tps=() cpu=()
+	echo "cost: $ROUNDS rounds of pgbench -n -c $CLIENTS -T $TPS_SECS, tps (the backends' CPU per transaction, ms):"
 	for r in $(seq 0 $((ROUNDS - 1))); do
 		line="  round $((r + 1)):"
 		for i in 0 1 2; do
@@ -172,13 +186,18 @@ if [ "$ROUNDS" -gt 0 ]; then
 			tps_run "$m"
 			v=$(field "$tmp/tps.out" tps)
 			tps[$m]="${tps[$m]:-} $v"
-			line="$line $m $v"
+			cpu[$m]="${cpu[$m]:-} $cpu_tx"
+			line="$line $m $v ($cpu_tx)"
 		done
 		echo "$line"
 	done
-	declare -A med=()
-	for m in "${modes[@]}"; do med[$m]=$(tr ' ' '\n' <<<"${tps[$m]}" | grep . | median); done
+	declare -A med=() cmed=()
+	for m in "${modes[@]}"; do
+		med[$m]=$(tr ' ' '\n' <<<"${tps[$m]}" | grep . | median)
+		cmed[$m]=$(tr ' ' '\n' <<<"${cpu[$m]}" | grep . | median)
+	done
 	echo "  medians: none ${med[none]}, plain ${med[plain]}, offcpu ${med[offcpu]} tps"
+	echo "  backends' CPU per transaction, medians: none ${cmed[none]}, plain ${cmed[plain]}, offcpu ${cmed[offcpu]} ms"
 	ratio=$(awk -v a="${med[offcpu]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
 	pratio=$(awk -v a="${med[plain]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
 	echo "  plain / none = $pratio, offcpu / none = $ratio"
