@@ -19,7 +19,8 @@
 # 2. cost. pgbench tps without recording, with a plain recording (cpu-clock
 #    and switch events) and with the off-CPU recording, interleaved ROUNDS
 #    times; the median with off-CPU recording must be within 15 % of the
-#    median without.
+#    median without. Beside it, the backends' CPU per transaction, which
+#    other work on a shared machine moves less than tps.
 #
 #   scripts/pg-check.sh     # KEEP=1 keeps the temp dir (perf.data, profiles, logs)
 #
@@ -34,10 +35,9 @@
 #
 # The recording: perf record -p POSTMASTER follows the backends pgbench's
 # connections fork (the postmaster's older children are not recorded);
-# SYSTEM_WIDE=1 records the whole machine instead, where perf does not
-# switch per-task events at each context switch (no -F +pid: perf 6.1 then
-# prints no callchain for tracepoint samples; wallfold takes the pids from
-# the fork records). sched:sched_switch is recorded with a period of 1 (-c 1)
+# SYSTEM_WIDE=1 records the whole machine instead, which cost the backends
+# less CPU per transaction here (README), but records other work too (no
+# -F +pid: perf 6.1 then prints no callchain for tracepoint samples). sched:sched_switch is recorded with a period of 1 (-c 1)
 # so that every switch-out has its stack; -F would put it in frequency
 # mode and most switch-outs would have none. The clock keeps its frequency
 # through its own term, and name=cpu-clock keeps the event's name
