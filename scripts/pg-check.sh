@@ -37,11 +37,14 @@
 # connections fork (the postmaster's older children are not recorded);
 # SYSTEM_WIDE=1 records the whole machine instead, which cost the backends
 # less CPU per transaction here (README), but records other work too (no
-# -F +pid: perf 6.1 then prints no callchain for tracepoint samples). sched:sched_switch is recorded with a period of 1 (-c 1)
+# -F +pid alone: perf 6.1 then prints no callchain for tracepoint samples;
+# the fields wallfold record -a asks for keep them). sched:sched_switch is recorded with a period of 1 (-c 1)
 # so that every switch-out has its stack; -F would put it in frequency
 # mode and most switch-outs would have none. The clock keeps its frequency
-# through its own term, and name=cpu-clock keeps the event's name
-# cpu-clock for wallfold.
+# through its own term. The wakeups make a blocked backend runnable from
+# its wakeup to its switch-in (per task, perf sees those that happen while
+# a recorded thread runs). The same events as wallfold record --off-cpu,
+# which cannot record a running server (-p).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -95,13 +98,18 @@ as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$tmp/server.log" -w \
 pm=$(head -1 "$data/postmaster.pid")
 target=(-p "$pm")
 # -a: the whole machine's switches; 16 MiB per CPU so none are lost
-[ -z "${SYSTEM_WIDE:-}" ] || target=(-a -m 16M)
+script_fields=()
+if [ -n "${SYSTEM_WIDE:-}" ]; then
+	target=(-a -m 16M)
+	script_fields=(-F +pid,+ip,+sym,+symoff,+dso)
+fi
 echo "server: $("$PG_BIN/postgres" --version), postmaster pid $pm, socket in $tmp"
 pgbench=("$PG_BIN/pgbench" -h "$tmp" -U postgres)
 "${pgbench[@]}" -i -q -s "$SCALE" postgres >"$tmp/init.log" 2>&1 || { cat "$tmp/init.log"; exit 1; }
 
 plain=(-e cpu-clock -F "$FREQ" -g --switch-events)
-offcpu=(-e "cpu-clock/freq=$FREQ,name=cpu-clock/" -e sched:sched_switch -c 1 -g --switch-events)
+# wallfold record --off-cpu's events: every switch-out and wakeup (-c 1)
+offcpu=(-e "cpu-clock/freq=$FREQ/" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -c 1 -g --switch-events)
 
 # field FILE PATTERN: the number after PATTERN in pgbench's output
 field() { sed -n "s/^$2 *= *\([0-9.]*\).*/\1/p" "$1" | tail -1; }
@@ -125,7 +133,7 @@ mkfifo "$tmp/script.fifo" "$tmp/merge.fifo"
 summary_pid=$!
 "$wf" --off-cpu --scope=process --merge=comm -f summary -q <"$tmp/merge.fifo" >"$tmp/merged-summary.txt" &
 merge_pid=$!
-perf script -i "$tmp/perf.data" --show-switch-events --show-task-events --show-lost-events 2>"$tmp/script.err" |
+perf script -i "$tmp/perf.data" --show-switch-events --show-task-events --show-lost-events "${script_fields[@]}" 2>"$tmp/script.err" |
 	tee "$tmp/script.fifo" "$tmp/merge.fifo" |
 	"$wf" --off-cpu --scope=process --pid -o "$tmp/profile.folded" 2>"$tmp/wallfold.err"
 wait "$summary_pid"
