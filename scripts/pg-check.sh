@@ -26,25 +26,26 @@
 #
 # Knobs (environment): SCALE=10 CLIENTS=4 SECS=15 (the profiled run),
 # TPS_SECS=10 ROUNDS=5 (the cost runs; ROUNDS=0 skips them), FREQ=999,
-# SYSTEM_WIDE=1 (record every CPU, perf record -a, instead of -p POSTMASTER),
+# PER_TASK=1 (perf record -p POSTMASTER instead of -a),
 # PG_BIN (default: the newest /usr/lib/postgresql/*/bin).
 #
-# Needs perf with perf_event_paranoid allowing -p of the server, and
-# Debian's postgresql and postgresql-client (apt-get install postgresql
-# postgresql-contrib). As root the server runs as the postgres user.
+# Needs perf with perf_event_paranoid allowing -a (or -p of the server
+# with PER_TASK=1), and Debian's postgresql and postgresql-client
+# (apt-get install postgresql postgresql-contrib). As root the server runs
+# as the postgres user.
 #
-# The recording: perf record -p POSTMASTER follows the backends pgbench's
-# connections fork (the postmaster's older children are not recorded);
-# SYSTEM_WIDE=1 records the whole machine instead, which cost the backends
-# less CPU per transaction here (README), but records other work too (no
-# -F +pid alone: perf 6.1 then prints no callchain for tracepoint samples;
-# the fields wallfold record -a asks for keep them). sched:sched_switch is recorded with a period of 1 (-c 1)
-# so that every switch-out has its stack; -F would put it in frequency
-# mode and most switch-outs would have none. The clock keeps its frequency
-# through its own term. The wakeups make a blocked backend runnable from
-# its wakeup to its switch-in (per task, perf sees those that happen while
-# a recorded thread runs). The same events as wallfold record --off-cpu,
-# which cannot record a running server (-p).
+# The recording: wallfold record --off-cpu's events (it cannot attach to
+# a running server): sched:sched_switch and the wakeups with a period of 1
+# (-c 1), so that every switch-out and wakeup has its stack (-F would put
+# them in frequency mode and most would have none); the clock keeps its
+# frequency through its own term. A wakeup makes a blocked backend
+# runnable until its switch-in. System-wide (-a, 16 MiB per CPU, the perf
+# script fields wallfold record -a uses: -F +pid alone drops tracepoint
+# stacks in perf 6.1), because per task perf sees only the wakeups that
+# happen while a recorded thread runs, and pgbench, which wakes the
+# backends, is not recorded; and per task the sampling clock costs the
+# backends more CPU (README). PER_TASK=1: perf record -p POSTMASTER, which
+# follows the backends pgbench's connections fork, and no other process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -96,12 +97,11 @@ as_pg "$PG_BIN/initdb" -D "$data" -A trust -U postgres --no-sync >"$tmp/initdb.l
 as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$tmp/server.log" -w \
 	-o "-k $tmp -c listen_addresses=" start >/dev/null
 pm=$(head -1 "$data/postmaster.pid")
-target=(-p "$pm")
-# -a: the whole machine's switches; 16 MiB per CPU so none are lost
-script_fields=()
-if [ -n "${SYSTEM_WIDE:-}" ]; then
-	target=(-a -m 16M)
-	script_fields=(-F +pid,+ip,+sym,+symoff,+dso)
+target=(-a -m 16M)
+script_fields=(-F +pid,+ip,+sym,+symoff,+dso)
+if [ -n "${PER_TASK:-}" ]; then
+	target=(-p "$pm")
+	script_fields=()
 fi
 echo "server: $("$PG_BIN/postgres" --version), postmaster pid $pm, socket in $tmp"
 pgbench=("$PG_BIN/pgbench" -h "$tmp" -U postgres)

@@ -135,7 +135,7 @@ END {
 	pertx = total / tx / 1e6
 	printf "backends: %d, their profile %.3f s (sum of their spans %.3f s, each within %.2f %%%s; %d clients x %s s = %.3f s)\n",
 		nb, total / 1e9, spansum / 1e9, 100 * maxdev, (nospan ? ", " nospan " without a span" : ""), clients, secs, clients * secs
-	printf "other processes recorded (the postmaster; with -a the whole machine): %.3f s, not counted\n", others / 1e9
+	printf "other processes recorded (the postmaster, the rest of the machine): %.3f s, not counted\n", others / 1e9
 	printf "transactions: %d; profile / transactions = %.4f ms; pgbench latency average %.4f ms\n\n", tx, pertx, lat
 	printf "%-20s %10s %7s  %s\n", "part", "ms/tx", "share", "stacks"
 	for (i = 1; i <= nparts; i++) {
