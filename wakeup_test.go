@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -116,5 +117,29 @@ func TestWakeupPprofWakerLabel(t *testing.T) {
 	}
 	if got := wallByWaker("--labels=comm,state"); math.Abs(got["blocked/-"]-0.045) > 1e-6 || len(got) != 3 {
 		t.Errorf("--labels without waker: %v, want blocked 0.045 s unlabelled", got)
+	}
+}
+
+// Without wakeup records [blocked] holds each wait for a CPU after a
+// wakeup too: --off-cpu says so once, and not when the trace has them.
+func TestNoWakeupsSaid(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{offTrace("sleep.txt.gz"), true},
+		{filepath.Join("testdata", "offcpu2", "selfmeasure.wake.txt.gz"), false},
+	} {
+		_, stderr, code := wallfold(t, "--off-cpu", "-o", filepath.Join(t.TempDir(), "x.folded"), c.path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.path, code, stderr)
+		}
+		if got := strings.Count(stderr, "no sched:sched_wakeup records"); got != map[bool]int{true: 1, false: 0}[c.want] {
+			t.Errorf("%s: said %d times, want it said: %v\n%s", c.path, got, c.want, stderr)
+		}
+	}
+	// Without --off-cpu there is no [blocked] to speak of.
+	if _, stderr, _ := wallfold(t, "-o", filepath.Join(t.TempDir(), "x.folded"), offTrace("sleep.txt.gz")); strings.Contains(stderr, "sched_wakeup") {
+		t.Errorf("said without --off-cpu: %s", stderr)
 	}
 }

@@ -129,6 +129,7 @@ func (r *Run) takeOff(w *state.Weighted) {
 		r.sum.Name(r.sampleOf(w), r.out) // a group that only waited
 	}
 	r.cov.charged(w)
+	r.wake.charged(w)
 	if r.cfg.Split <= 0 || w.OffEnd <= w.Time {
 		win := r.window(w.Time)
 		s := r.sampleOf(w)

@@ -15,6 +15,9 @@ type wakeups struct {
 	n     int // wakeup samples
 	bad   int // of which the payload named no task
 	badAt int // the first such line
+	// blocked is the [blocked] time the profile holds (ns): without
+	// wakeups it holds each wait for a CPU after a wakeup too.
+	blocked int64
 }
 
 func newWakeups() wakeups { return wakeups{names: emit.NewWakerNames()} }
@@ -45,8 +48,19 @@ func (w *wakeups) event(rec *parse.Record, ev *state.Event) {
 	ev.Kind, ev.PeerPID, ev.PeerTID, ev.Ref = state.KindWakeup, -1, tid, w.names.Intern(name)
 }
 
-// warnings says which wakeup samples said nothing.
+// charged notes an off-CPU share that reached the profile.
+func (w *wakeups) charged(s *state.Weighted) {
+	if s.State == state.Blocked {
+		w.blocked += s.OffCPU
+	}
+}
+
+// warnings says which wakeup samples said nothing, and what [blocked]
+// holds when the trace has none.
 func (w *wakeups) warnings(file string) []string {
+	if w.n == 0 && w.blocked > 0 {
+		return []string{fmt.Sprintf("--off-cpu: no sched:sched_wakeup records, so [blocked] (%s) also holds each thread's wait for a CPU from its wakeup to its switch-in (runnable time); record -e sched:sched_wakeup -e sched:sched_wakeup_new with -c 1, as wallfold record --off-cpu does", emit.FormatWeight(float64(w.blocked), true, ""))}
+	}
 	if w.bad == 0 {
 		return nil
 	}
