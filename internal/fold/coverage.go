@@ -23,6 +23,11 @@ import (
 // stack for the profile to be mostly where threads blocked.
 const coverageMin = 0.9
 
+// coverageAll: with this share of all switch-outs stacked, the recording
+// had one at each; a group's few without come from exits or losses, and
+// warning of them (with a recipe already followed) would mislead.
+const coverageAll = 0.99
+
 // coverageMinOuts: a group with fewer switch-outs is not judged alone
 // (a thread that exits may leave a switch record without its sample).
 const coverageMinOuts = 20
@@ -134,6 +139,9 @@ func (c *switchCoverage) warning() string {
 	}
 	if len(low) == 0 && all.sampled == all.stacks {
 		return ""
+	}
+	if all.sampled == all.stacks && float64(all.stacks) >= coverageAll*float64(all.outs) {
+		return "" // recorded at every switch-out: a few without (exits, losses) move nothing
 	}
 	sort.Slice(low, func(i, j int) bool { return lowerShare(low[i], low[j]) })
 	return c.message(all, low, len(by), unsampled)
