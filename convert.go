@@ -35,16 +35,18 @@ record with perf record -k mono.
 
 The whole wait, with the time when nothing runs (sleep, I/O, locks, a busy
 machine) under [blocked] and [runnable] at the stack that went off CPU
-(-c 1: a sched_switch stack at every switch-out; the clock keeps 999 Hz):
+(-c 1: a sched_switch stack at every switch-out and every wakeup, after
+which a thread waits for a CPU; the clock keeps 999 Hz):
 
-  perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -- ./job
+  perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events \
+      -e sched:sched_wakeup -e sched:sched_wakeup_new -- ./job
   perf script --show-switch-events --show-task-events | wallfold --off-cpu > wall.folded
 
 Outputs: folded stacks "root;...;leaf WEIGHT" (sorted, integer weights: with
 --weight=wall, the default, in the event's period units, nanoseconds for
 cpu-clock; with --weight=cpu the plain CPU profile); -f pprof -o wall.pb.gz
 for go tool pprof, Pyroscope, Parca (sample types cpu and wall, string labels
-comm, parallelism, state; Unix times); -f summary (or --summary on stderr) for
+comm, parallelism, state, waker; Unix times); -f summary (or --summary on stderr) for
 the parallelism story: average parallelism, a histogram, the serial hot spots;
 -f top for a table of functions; -f svg for a flame graph to open in a browser;
 -f trace for the timeline (Perfetto UI, chrome://tracing, speedscope).`

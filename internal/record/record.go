@@ -165,8 +165,9 @@ func (r *Recording) Script() (text *os.File, wait func(), err error) {
 // sched:sched_switch, which takes no period term, a sample with its stack
 // at every switch-out. (-F 999 alone puts the tracepoint in frequency
 // mode too: only some switch-outs get a stack; -F and -c together are
-// refused.) Checked on perf 6.1 and 7.2.
-const OffCPURecipe = "perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events (as wallfold record --off-cpu does)"
+// refused.) The wakeups, every one too, tell a blocked thread's wait for
+// a CPU after its wakeup. Checked on perf 6.1 and 7.2.
+const OffCPURecipe = "perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new (as wallfold record --off-cpu does)"
 
 // ScriptFields are perf script's fields for a pid column that keep the
 // callchains: -F +pid alone prints tracepoint samples without theirs

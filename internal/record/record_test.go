@@ -93,7 +93,7 @@ func TestCommandLines(t *testing.T) {
 	if got, want := strings.Join(scriptArgs("D", true), " "), "script -i D --show-switch-events --show-task-events --show-lost-events -F +pid,+ip,+sym,+symoff,+dso"; got != want {
 		t.Errorf("-a: perf %s, want perf %s", got, want)
 	}
-	if !strings.Contains(OffCPURecipe, strings.Join(recordArgs(Options{OffCPU: true, Freq: 999}, "D")[4:12], " ")) {
+	if !strings.Contains(OffCPURecipe, strings.Join(recordArgs(Options{OffCPU: true, Freq: 999}, "D")[4:16], " ")) {
 		t.Errorf("the recipe %q is not what wallfold record --off-cpu runs", OffCPURecipe)
 	}
 }
