@@ -140,10 +140,11 @@ func (s *segments) merge(splits []Split) []Split {
 }
 
 // nextSegment returns a tracker for the next segment: no threads, groups
-// or gaps; the same setup, counts, processes, parents and tree.
+// or gaps; the same setup, counts, wakers, processes, parents and tree.
 func (t *tracker) nextSegment() *tracker {
 	n := newTracker(t.cfg)
 	n.stats = t.stats
+	n.wake = t.wake // the wakers are the whole trace's, as the splits
 	n.pidOf = t.pidOf
 	n.treeTrack = treeTrack{treeRoot: t.treeRoot, treeLate: t.treeLate, parent: t.parent, inTree: t.inTree}
 	n.splitLo, n.splitHi = t.splitLo, t.splitHi

@@ -128,3 +128,28 @@ func TestWakeupOfStacklessThread(t *testing.T) {
 		}
 	}
 }
+
+// A trace that steps back (two recordings concatenated) is counted in
+// segments, a fresh tracker each: the wakers of every segment are told,
+// as its splits are, and add up to the blocked time wakeups ended.
+func TestWakeupWakersAcrossSegments(t *testing.T) {
+	threads := map[int][]seg{10: {{1 * ms, 101 * ms, offBlocked}, {600 * ms, 700 * ms, offGone}}}
+	one := withEvents(timeline(threads), wake(400*ms, 10, 7))
+	two := append([]Event{}, one...)
+	for i := range two {
+		if two[i].Kind == KindSample {
+			two[i].Ref += 1e6 // a sample of its own
+		}
+	}
+	m, _, _ := feedOff(t, Options{Scope: Workload}, append(append([]Event{}, one...), two...))
+	r := m.Result()
+	if n, _, _ := m.StepsBack(); n == 0 {
+		t.Fatalf("the second copy did not step back")
+	}
+	if len(r.Splits) != 1 || r.Splits[0].Blocked != 2*299*ms {
+		t.Fatalf("splits %+v, want blocked 2 × 299 ms", r.Splits)
+	}
+	if len(r.Wakers) != 1 || r.Wakers[0] != (WakerTime{Group: 0, Waker: 7, Blocked: 2 * 299 * ms, Wakeups: 2}) {
+		t.Errorf("wakers %+v, want waker 7: 2 × 299 ms, 2 wakeups", r.Wakers)
+	}
+}
