@@ -21,11 +21,9 @@ type wokenBy struct {
 	waker int
 }
 
-// wakeStats counts the wakeups and keeps, per group and waker, the
-// blocked time wakeups ended.
+// wakeStats keeps, per group and waker, the blocked time wakeups ended.
 type wakeStats struct {
-	wakeups, applied int
-	ended            map[wakerKey]*WakerTime
+	ended map[wakerKey]*WakerTime
 }
 
 type wakerKey struct{ group, waker int }
@@ -45,13 +43,11 @@ type WakerTime struct {
 // left as it is: a wakeup of a running thread (it had not slept yet) is
 // common, and a new thread is runnable from its FORK already.
 func (t *tracker) wakeup(now int64, woken, waker int) {
-	t.wake.wakeups++
 	t.advance(now)
 	th := t.threads[woken]
 	if th == nil || th.exited || !th.inSet || th.offState != Blocked {
 		return
 	}
-	t.wake.applied++
 	th.g.off.touch(now)
 	th.waker = waker
 	t.becomeRunnable(th, now)
