@@ -18,7 +18,7 @@ type RecordCmd struct {
 	Output     string   `short:"o" help:"Write the profile here (default wall.svg, or wall and -f's extension); its extension picks the format when -f is not given (.svg, .json: trace, .pb.gz: pprof, .folded, .txt: summary, .top: top)."`
 	Format     string   `short:"f" enum:"${record_formats}" default:"" help:"Output format (default: from -o's extension)."`
 	SystemWide bool     `name:"system-wide" short:"a" help:"Record every CPU (perf record -a); the group is CMD's process tree."`
-	OffCPU     bool     `name:"off-cpu" help:"Also record sched:sched_switch with a stack at every switch-out (perf record -e cpu-clock/freq=HZ/ -e sched:sched_switch -c 1) and add the time when nothing of CMD runs, under [blocked] and [runnable] at those stacks."`
+	OffCPU     bool     `name:"off-cpu" help:"Also record sched:sched_switch with a stack at every switch-out and the wakeups (perf record -e cpu-clock/freq=HZ/ -e sched:sched_switch -c 1 -e sched:sched_wakeup -e sched:sched_wakeup_new) and add the time when nothing of CMD runs, under [blocked] and [runnable] at those stacks; the summary names who woke CMD's threads."`
 	Freq       int      `short:"F" default:"999" help:"Sampling frequency (Hz)."`
 	Quiet      bool     `short:"q" help:"No summary and no warnings on stderr."`
 	Cmd        []string `arg:"" optional:"" passthrough:"" help:"The command to run and profile (after --)."`
