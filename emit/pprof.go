@@ -153,17 +153,9 @@ func (p *Profile) AddOff(win int32, stack, comm uint32, pid, tid int, state stri
 // AddOffWoken is AddOff with the label waker ("": none): who ended the
 // thread's blocked time with a wakeup.
 func (p *Profile) AddOffWoken(win int32, stack, comm uint32, pid, tid int, state, waker string, wall float64) {
-	si := slices.Index(p.states, state)
-	if si < 0 {
-		if len(p.states) == 0 {
-			p.states = append(p.states, "")
-		}
-		si = len(p.states)
-		p.states = append(p.states, state)
-	}
-	k := p.key(win, stack, comm, pid, tid, 0, uint8(si))
+	k := p.key(win, stack, comm, pid, tid, 0, uint8(labelIndex(&p.states, state)))
 	if waker != "" && p.labels.Waker {
-		k.waker = p.wakerIndex(waker)
+		k.waker = uint32(labelIndex(&p.wakers, waker))
 	}
 	v := p.samples[k]
 	v.wall += wall
@@ -204,16 +196,16 @@ func (p *Profile) StackNames(id uint32) []string {
 	return names
 }
 
-// wakerIndex interns a waker label value (1 on; 0 is none). Wakers are
-// few (commands): a list.
-func (p *Profile) wakerIndex(waker string) uint32 {
-	i := slices.Index(p.wakers, waker)
+// labelIndex interns an off-CPU label value in values (from 1; 0 is
+// none). The values are few (two states, the wakers' commands): a list.
+func labelIndex(values *[]string, v string) int {
+	i := slices.Index(*values, v)
 	if i < 0 {
-		if len(p.wakers) == 0 {
-			p.wakers = append(p.wakers, "")
+		if len(*values) == 0 {
+			*values = append(*values, "")
 		}
-		i = len(p.wakers)
-		p.wakers = append(p.wakers, waker)
+		i = len(*values)
+		*values = append(*values, v)
 	}
-	return uint32(i)
+	return i
 }
