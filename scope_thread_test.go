@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -261,5 +262,19 @@ func TestMergeCommRefusesPIDRoots(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "--merge=comm") {
 			t.Errorf("--merge=comm %s: exit %d, %q; want exit 2 naming both", flag, code, stderr)
 		}
+	}
+}
+
+// --tree would override an explicit --scope=thread or process without a
+// word: the pair is refused, naming both.
+func TestTreeRefusesExplicitScope(t *testing.T) {
+	for _, scope := range []string{"thread", "process"} {
+		_, stderr, code := wallfold(t, "--tree=make", "--scope="+scope, offTrace("make.txt.gz"))
+		if code != 2 || !strings.Contains(stderr, "--tree") || !strings.Contains(stderr, "--scope="+scope) {
+			t.Errorf("--scope=%s: exit %d: %s", scope, code, stderr)
+		}
+	}
+	if _, stderr, code := wallfold(t, "--tree=make", "--scope=auto", "-o", filepath.Join(t.TempDir(), "x"), offTrace("make.txt.gz")); code != 0 {
+		t.Errorf("--scope=auto: exit %d: %s", code, stderr)
 	}
 }

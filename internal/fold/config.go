@@ -75,9 +75,13 @@ func (c *Config) modelOptions(in *Input) state.Options {
 }
 
 // checkMerge refuses --merge=comm beside what splits the groups it joins
-// again: roots comm-PID or comm-PID/TID, pprof labels pid or tid.
+// again: roots comm-PID or comm-PID/TID, pprof labels pid or tid; and
+// --tree beside a scope it would silently override.
 func (c *Config) checkMerge() error {
 	o := &c.Output
+	if c.Tree != "" && (c.Scope == state.Thread || c.Scope == state.Process) {
+		return &ExitError{2, "--tree makes one group of a process tree, and --scope=" + c.Scope.String() + " a group of each " + c.Scope.String() + ": give one of them"}
+	}
 	if o.Merge != emit.MergeComm {
 		return nil
 	}
