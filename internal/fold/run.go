@@ -24,6 +24,7 @@ type Run struct {
 	off    offCPU
 	cov    switchCoverage // --off-cpu: switch-outs with a stack
 	spin   *spinDetector  // nil: --spin=none
+	short  shortStacks    // stacks cut by the unwinder
 	// splitWhole: a --time window the model's splits could not cut.
 	splitWhole    bool
 	warnings      []string
@@ -184,6 +185,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			ev.Ref = state.OtherEvent
 		case profiled:
 			ev.Ref = r.intern(rec, rec.Frames)
+			r.short.see(ev.Ref, rec.Frames)
 			r.fields.Add(rec)
 		}
 		ev.Clock = r.sel.clock(rec.Event)

@@ -75,6 +75,7 @@ func (r *Run) takeCPU(w *state.Weighted) {
 		wall = float64(w.Period) / float64(w.Parallelism)
 	}
 	r.spin.note(w, wall)
+	r.short.note(w.Ref, wall)
 	s := r.sampleOf(w)
 	s.Parallelism, s.Period, s.Wall, s.Window = w.Parallelism, w.Period, wall, r.window(w.Time)
 	s.Spin = w.Spin
@@ -183,6 +184,9 @@ func (r *Run) outWarnings() []string {
 		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", r.sel.event, r.off.dropped))
 	}
 	if w := r.spin.warning(r.sel.format); w != "" {
+		ws = append(ws, w)
+	}
+	if w := r.short.warning(r.out, r.sel.format); w != "" {
 		ws = append(ws, w)
 	}
 	if w := r.cov.warning(); w != "" {
