@@ -19,6 +19,7 @@ install: build
 # housecheck: the house rules (files, functions, structs); -short leaves out
 # TestGeneratorSeeds's sweep (make test-long runs it).
 test:
+	@echo "make test: gofmt, vet, housecheck, then go test -short: about 1-1.5 minutes on 2 busy cores, quiet until each package ends"
 	@f=$$("$$($(GO) env GOROOT)/bin/gofmt" -l .); test -z "$$f" || { echo "$$f"; echo "not gofmt-formatted: gofmt -w them"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run ./scripts/housecheck .
