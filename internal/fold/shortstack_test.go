@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wallfold/wallfold/internal/testtrace"
+	"github.com/wallfold/wallfold/parse"
 )
 
 // countCutStacks counts in perf script text, without the package's
@@ -134,5 +135,41 @@ func TestShortStacksNotJudged(t *testing.T) {
 	}
 	if _, stderr, err := runText(t, b.String(), Config{}); err != nil || strings.Contains(stderr, "thread's start") {
 		t.Errorf("main;leaf: %v\n%s", err, stderr)
+	}
+}
+
+// isCutStack on stacks as perf prints them (innermost first): the entry
+// points under their printed names, kernel frames not counted, the vDSO
+// counted as user code.
+func TestIsCutStack(t *testing.T) {
+	fr := func(specs ...string) []parse.Frame {
+		var fs []parse.Frame
+		for i, s := range specs {
+			sym, dso, _ := strings.Cut(s, " ")
+			fs = append(fs, parse.Frame{Sym: []byte(sym), DSO: []byte(dso), ID: uint32(i + 1)})
+		}
+		return fs
+	}
+	for _, tt := range []struct {
+		frames []parse.Frame
+		cut    bool
+	}{
+		{fr("spin_for /bin/app", "[unknown] [unknown]"), true},
+		{fr("__vdso_clock_gettime [vdso]"), true},
+		{fr("leaf /bin/app", "main /bin/app"), false},
+		{fr("leaf /bin/app", "__libc_start_main@@GLIBC_2.34 /lib/libc.so.6"), false},
+		{fr("leaf /bin/app", "__GI___clone3 /lib/libc.so.6"), false},
+		{fr("main.work /bin/app", "runtime.goexit.abi0 /bin/app"), false},
+		{fr("schedule [kernel.kallsyms]", "do_syscall_64 [kernel.kallsyms]"), false},
+		{fr("schedule [kernel.kallsyms]", "do_syscall_64 [kernel.kallsyms]", "read /lib/libc.so.6", "[unknown] [unknown]"), true},
+		{fr("a /bin/app", "b /bin/app", "c /bin/app", "d /bin/app"), false},
+		{nil, false},
+	} {
+		if got := isCutStack(tt.frames); got != tt.cut {
+			t.Errorf("%+v: cut %v, want %v", tt.frames, got, tt.cut)
+		}
+	}
+	if isCutStack([]parse.Frame{{Sym: []byte("leaf"), DSO: []byte("/bin/app")}}) {
+		t.Error("a frame of the sample's line (ID 0: recorded without -g) is judged")
 	}
 }
