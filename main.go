@@ -142,7 +142,7 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 		return err
 	}
 	if cfg.Output.Format.Streams() {
-		return fileio.Write(out, stdout, r.Stream)
+		return fileio.Write(out, stdout, in, r.Stream)
 	}
 	if err := r.Read(); err != nil {
 		return err
@@ -152,10 +152,10 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 	}
 	if cfg.Split > 0 {
 		return r.WriteEach(func(win int, write func(io.Writer) error) error {
-			return fileio.Write(splitName(out, win), stdout, write)
+			return fileio.Write(splitName(out, win), stdout, in, write)
 		})
 	}
-	return fileio.Write(out, stdout, r.Write)
+	return fileio.Write(out, stdout, in, r.Write)
 }
 
 // splitName is the file of --split window win: wall.pb.gz gives

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/wallfold/wallfold/parse"
@@ -28,7 +27,8 @@ type Input struct {
 	Name  string // for messages: the path, or <stdin>
 	Stdin bool
 	path  string
-	file  *os.File // the plain (seekable) file; nil for stdin and gzip
+	file  *os.File    // the plain (seekable) file; nil for stdin and gzip
+	info  fs.FileInfo // the file or stdin read, which no output may replace; nil: unknown
 	close func()
 }
 
@@ -41,6 +41,9 @@ func Open(path string, stdin io.Reader) (*Input, error) {
 			return nil, err
 		}
 		in = &Input{R: f, Name: path, path: path, file: f, close: func() { f.Close() }}
+	}
+	if f, ok := in.R.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		in.info, _ = f.Stat() // of the open file: also through a link or another name
 	}
 	// Small: the parser reads through it in larger pieces (which then
 	// go straight to the parser's buffer, uncopied).
@@ -103,32 +106,39 @@ func (e *Error) Error() string { return e.Msg }
 // ExitCode is 2, as for any file wallfold cannot use.
 func (e *Error) ExitCode() int { return 2 }
 
-// Write writes to stdout or to path. A regular file, or a new one,
-// is written to a temporary file beside it that is renamed over it when
-// complete, so an interrupted run leaves no half profile; a symlink is
-// followed, and the rename is beside its final target, so the link stays.
-// Anything else (a device, a FIFO, /dev/stdout on a pipe) is written in
-// place, never removed or replaced.
+// Write writes to stdout or to path as the shell's > would be allowed
+// to: what it could not write is refused (resolve, mayWrite), and so is
+// the input itself (in; nil: none), which a profile must not replace. A
+// regular file, or a new one, is written to a temporary file beside it
+// that is renamed over it when complete, so an interrupted run leaves no
+// half profile; a symlink is followed, and the rename is beside its final
+// target, so the link stays. Anything else (a device, a FIFO,
+// /dev/stdout on a pipe) is written in place, never removed or replaced.
 // Errors are *Error but those writeTo passes on.
-func Write(path string, stdout io.Writer, write func(io.Writer) error) error {
+func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return writeTo(stdout, "<stdout>", write)
 	}
-	st, err := os.Stat(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &Error{err.Error()}
-	}
-	if st != nil && !st.Mode().IsRegular() {
-		return writeInPlace(path, st, write)
-	}
-	target, inProc, err := resolve(path)
+	t, err := resolve(path)
 	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return err
+		}
 		return &Error{err.Error()}
 	}
-	if inProc {
-		return writeInPlace(path, st, write)
+	if t.st != nil && t.st.Mode().IsRegular() {
+		if in != nil && in.info != nil && os.SameFile(in.info, t.st) {
+			return &Error{fmt.Sprintf("%s: is the input %s (the same file): wallfold does not write over the trace it reads; choose another -o", path, in.Name)}
+		}
+		if err := mayWrite(path, t.name, t.st); err != nil {
+			return err
+		}
 	}
-	return writeReplacing(target, st, write)
+	if t.inProc || t.st != nil && !t.st.Mode().IsRegular() {
+		return writeInPlace(path, t.st, write)
+	}
+	return writeReplacing(t.name, t.st, write)
 }
 
 // writeTo writes to w. An error of write that carries its own exit
@@ -210,46 +220,6 @@ func createTemp(path string, perm fs.FileMode) (*os.File, error) {
 		}
 		return f, err
 	}
-}
-
-// resolve follows path's symlinks, one at a time, to the name of their
-// final target (path itself when it is no link). inProc tells that a name
-// on the way is in /proc: /dev/stdout and /dev/fd/N lead to /proc/self/fd/N,
-// an open file, to write in place. A dangling symlink is an error rather
-// than a file created where it points: as root, following a link planted
-// in a shared directory is the classic way to overwrite files, and a
-// mistyped link is likelier than intent.
-func resolve(path string) (target string, inProc bool, err error) {
-	name := path
-	for hops := 0; hops < 40; hops++ {
-		// Relative links are relative to the link's real directory.
-		dir, err := filepath.EvalSymlinks(filepath.Dir(name))
-		if err != nil {
-			return "", false, fmt.Errorf("%s: %v", path, err)
-		}
-		name = filepath.Join(dir, filepath.Base(name))
-		inProc = inProc || strings.HasPrefix(name, "/proc/")
-		fi, err := os.Lstat(name)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && hops == 0:
-			return name, inProc, nil // a new file
-		case errors.Is(err, fs.ErrNotExist):
-			return "", false, fmt.Errorf("%s: a symlink to %s, which does not exist", path, name)
-		case err != nil:
-			return "", false, err
-		case fi.Mode()&fs.ModeSymlink == 0:
-			return name, inProc, nil
-		}
-		link, err := os.Readlink(name)
-		if err != nil {
-			return "", false, err
-		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(dir, link)
-		}
-		name = link
-	}
-	return "", false, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
 }
 
 // IsTerminal reports a terminal.
