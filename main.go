@@ -33,8 +33,15 @@ type CLI struct {
 }
 
 func main() {
+	catchSignals = true
 	os.Exit(run(os.Args[1:], fileio.StdinPipe(os.Stdin), os.Stdout, os.Stderr))
 }
+
+// catchSignals is set in the process (not in tests that call run): a
+// SIGINT, SIGTERM or SIGHUP during a conversion removes -o's temporary
+// file before wallfold dies of it. record catches them itself (it waits
+// for perf, then still writes the profile).
+var catchSignals bool
 
 // kongExit is kong's exit (after --help or --version), caught by run.
 type kongExit struct{ code int }
@@ -75,6 +82,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	if strings.HasPrefix(ctx.Command(), "record") {
 		return cli.Record.run(stdout, stderr)
+	}
+	if catchSignals {
+		defer fileio.RemoveTempsOnSignal()()
 	}
 	return exitStatus(cli.Convert.run(stdin, stdout, stderr), "wallfold", stderr)
 }

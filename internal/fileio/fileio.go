@@ -188,7 +188,7 @@ func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) 
 	if err != nil {
 		return &Error{err.Error()}
 	}
-	defer os.Remove(tmp.Name())
+	defer removeTemp(tmp.Name())
 	if st != nil {
 		if err := tmp.Chmod(perm); err != nil { // the bits the umask took
 			tmp.Close()
@@ -202,21 +202,26 @@ func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) 
 	if err := tmp.Close(); err != nil {
 		return &Error{fmt.Sprintf("%s: %v", target, err)}
 	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
+	if err := renameTemp(tmp.Name(), target); err != nil {
 		return &Error{err.Error()}
 	}
 	return nil
 }
 
 // createTemp creates a new file ".NAME.tmpN" beside path, with perm less
-// the umask.
+// the umask, and registers it in temps (a signal removes it).
 func createTemp(path string, perm fs.FileMode) (*os.File, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
+	temps.Lock()
+	defer temps.Unlock()
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
+		}
+		if err == nil {
+			temps.names[name] = struct{}{}
 		}
 		return f, err
 	}
