@@ -35,7 +35,8 @@ type refusalCase struct {
 // followed (as the kernel's protected_symlinks), whoever runs it; a file
 // the user may not write is refused (root may, as its > may). What is
 // refused is left with its contents and owner; what is allowed is
-// written, in the file's mode.
+// written, in the file's mode and owner (in place where the rename could
+// not keep the owner or cannot be done, as the shell's > writes it).
 func TestOutputRefusals(t *testing.T) {
 	bin := builtBinary(t)
 	want := mustRun(t, "-q", trace("phases.txt"))
@@ -49,6 +50,8 @@ func TestOutputRefusals(t *testing.T) {
 		{"nobody, root's 0644 file in own dir", asNobody, 0o755, nobody, -1, 0o644, 0, false, "permission denied"},
 		{"nobody, 0444 file through own link", asNobody, 0o755, nobody, nobody, 0o444, nobody, false, "permission denied"},
 		{"root, 0444 file", asRoot, 0o755, 0, -1, 0o444, nobody, true, ""},
+		{"nobody, root's 0666 file in own dir", asNobody, 0o755, nobody, -1, 0o666, 0, true, ""},
+		{"nobody, own file in root's dir", asNobody, 0o755, 0, -1, 0o644, nobody, true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := c.as(t, bin)
@@ -72,6 +75,7 @@ func TestOutputRefusals(t *testing.T) {
 				}
 				hasContent(t, target, want)
 				isMode(t, target, c.target)
+				untouched(t, target, want, c.tUID) // its owner
 			} else {
 				if code != 2 || !strings.Contains(stderr, out) || !strings.Contains(stderr, c.why) {
 					t.Errorf("exit %d, stderr %q; want 2 naming %s and %q", code, stderr, out, c.why)

@@ -126,7 +126,7 @@ func plant(t *testing.T, path, content string, mode os.FileMode, uid int) string
 	return path
 }
 
-// untouched checks that path still has content and owner uid.
+// untouched checks that path has content and owner uid (still, or as written).
 func untouched(t *testing.T, path, content string, uid int) {
 	t.Helper()
 	var st syscall.Stat_t
@@ -138,6 +138,6 @@ func untouched(t *testing.T, path, content string, uid int) {
 		t.Fatal(err)
 	}
 	if string(b) != content || int(st.Uid) != uid {
-		t.Errorf("%s changed: %d bytes, owner %d; want the %d bytes it had, owner %d", path, len(b), st.Uid, len(content), uid)
+		t.Errorf("%s: %d bytes, owner %d; want %d bytes, owner %d", path, len(b), st.Uid, len(content), uid)
 	}
 }

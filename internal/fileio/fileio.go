@@ -135,8 +135,13 @@ func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error
 			return err
 		}
 	}
+	if t.inProc && t.st.Mode().IsRegular() {
+		// An open file behind /proc (wallfold -o /dev/stdout >> log):
+		// appended to, as the shell's redirection left it.
+		return writeInPlace(path, os.O_WRONLY|os.O_APPEND, write)
+	}
 	if t.inProc || t.st != nil && !t.st.Mode().IsRegular() {
-		return writeInPlace(path, t.st, write)
+		return writeInPlace(path, os.O_WRONLY, write)
 	}
 	return writeReplacing(t.name, t.st, write)
 }
@@ -155,14 +160,9 @@ func writeTo(w io.Writer, name string, write func(io.Writer) error) error {
 	return nil
 }
 
-// writeInPlace opens path as it is, creating and truncating nothing. A
-// regular file here is an open file behind /proc (wallfold -o /dev/stdout
-// >> log): it is appended to, as the shell's redirection left it.
-func writeInPlace(path string, st fs.FileInfo, write func(io.Writer) error) error {
-	flag := os.O_WRONLY
-	if st.Mode().IsRegular() {
-		flag |= os.O_APPEND
-	}
+// writeInPlace opens path as it is with flag (O_WRONLY and more),
+// creating nothing.
+func writeInPlace(path string, flag int, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return &Error{err.Error()}
@@ -179,17 +179,28 @@ func writeInPlace(path string, st fs.FileInfo, write func(io.Writer) error) erro
 // file's permissions, else 0666 less the umask: the kernel applies the
 // umask when it creates the file, race-free, where reading it with
 // syscall.Umask(0) would change it for the whole process for a while.
+// The owner and group are the existing file's too; where the rename
+// cannot keep them (another's file we may write, but not give away) or
+// cannot be done (the directory is closed to us, the file open), the
+// file is truncated and written in place, as the shell's > does.
 func writeReplacing(target string, st fs.FileInfo, write func(io.Writer) error) error {
 	perm := fs.FileMode(0o666)
 	if st != nil {
 		perm = st.Mode().Perm() // never more open than the file, even for a moment
 	}
 	tmp, err := createTemp(target, perm)
-	if err != nil {
+	if err != nil && st != nil && errors.Is(err, fs.ErrPermission) {
+		return writeInPlace(target, os.O_WRONLY|os.O_TRUNC, write)
+	} else if err != nil {
 		return &Error{err.Error()}
 	}
 	defer removeTemp(tmp.Name())
 	if st != nil {
+		if keepOwner(tmp, st) != nil {
+			tmp.Close()
+			removeTemp(tmp.Name())
+			return writeInPlace(target, os.O_WRONLY|os.O_TRUNC, write)
+		}
 		if err := tmp.Chmod(perm); err != nil { // the bits the umask took
 			tmp.Close()
 			return &Error{err.Error()}

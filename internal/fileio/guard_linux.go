@@ -47,3 +47,18 @@ func mayWrite(path, name string, st fs.FileInfo) error {
 	}
 	return &Error{fmt.Sprintf("%s: %v (mode %v%s): wallfold writes only a file you may write, as the shell's > would", path, err, st.Mode().Perm(), owner)}
 }
+
+// keepOwner gives tmp the owner and group of st, the file it replaces,
+// when they differ (root writing another's file, as its > would keep
+// them); an error when that is not allowed.
+func keepOwner(tmp *os.File, st fs.FileInfo) error {
+	want, ok := st.Sys().(*syscall.Stat_t)
+	var have syscall.Stat_t
+	if !ok || syscall.Fstat(int(tmp.Fd()), &have) != nil {
+		return nil
+	}
+	if want.Uid == have.Uid && want.Gid == have.Gid {
+		return nil
+	}
+	return tmp.Chown(int(want.Uid), int(want.Gid))
+}
