@@ -88,15 +88,15 @@ func TestOutputRefusals(t *testing.T) {
 }
 
 // TestOutputIsInput: -o naming the input, by its name, a hard link, a
-// symlink, or as the file on stdin, is refused (exit 2), for root as for
-// anyone, and the input is left as it was.
+// symlink, or as the file on stdin, is refused (exit 2), for the test's
+// user (root, or not) as for nobody, and the input is left as it was.
 func TestOutputIsInput(t *testing.T) {
 	bin := builtBinary(t)
 	text := readString(t, trace("phases.txt"))
 	for _, as := range []struct {
 		name string
 		f    func(*testing.T, string) user
-	}{{"root", asRoot}, {"nobody", asNobody}} {
+	}{{"self", asSelf}, {"nobody", asNobody}} {
 		for _, c := range []struct {
 			name, out string
 			args      []string

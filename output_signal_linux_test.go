@@ -18,7 +18,8 @@ import (
 )
 
 // TestOutputSignalRemovesTemp: SIGINT, SIGTERM and SIGHUP to wallfold
-// reading a pipe that stays open, as root and as nobody: the process
+// reading a pipe that stays open, as the test's user (root, or not) and
+// as nobody: the process
 // ends killed by that signal (the shell's 128+N), the temporary file is
 // gone and the old output is as it was.
 func TestOutputSignalRemovesTemp(t *testing.T) {
@@ -27,7 +28,7 @@ func TestOutputSignalRemovesTemp(t *testing.T) {
 	for _, as := range []struct {
 		name string
 		f    func(*testing.T, string) user
-	}{{"root", asRoot}, {"nobody", asNobody}} {
+	}{{"self", asSelf}, {"nobody", asNobody}} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 			t.Run(fmt.Sprintf("%s, %v", as.name, sig), func(t *testing.T) {
 				u := as.f(t, bin)

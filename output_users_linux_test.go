@@ -51,6 +51,9 @@ func openTempDir(t *testing.T) string {
 	return dir
 }
 
+// asSelf is the binary run by the test's own user, whoever it is.
+func asSelf(t *testing.T, bin string) user { return user{bin: bin, uid: os.Geteuid()} }
+
 // asRoot is the binary run by the test's user, which must be root (the
 // test is skipped, saying why, otherwise).
 func asRoot(t *testing.T, bin string) user {
