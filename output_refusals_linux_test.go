@@ -160,3 +160,35 @@ func noTemps(t *testing.T, dir string) {
 		t.Errorf("temporary files left: %v", ents)
 	}
 }
+
+// TestOutputStdoutFile: -o /dev/stdout on a file the shell opened
+// (wallfold -o /dev/stdout >> log), as the test's user and as nobody,
+// appends to it: an open file is no refusal.
+func TestOutputStdoutFile(t *testing.T) {
+	bin := builtBinary(t)
+	want := mustRun(t, "-q", trace("phases.txt"))
+	for _, as := range []struct {
+		name string
+		f    func(*testing.T, string) user
+	}{{"self", asSelf}, {"nobody", asNobody}} {
+		t.Run(as.name, func(t *testing.T) {
+			u := as.f(t, bin)
+			dir := openTempDir(t)
+			in := plant(t, filepath.Join(dir, "trace.txt"), readString(t, trace("phases.txt")), 0o644, u.uid)
+			log := plant(t, filepath.Join(dir, "log"), "old\n", 0o644, u.uid)
+			f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd := u.command("-q", "-o", "/dev/stdout", in)
+			cmd.Stdout = f
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			untouched(t, log, "old\n"+want, u.uid)
+		})
+	}
+}

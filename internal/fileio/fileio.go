@@ -131,6 +131,8 @@ func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error
 		if in != nil && in.info != nil && os.SameFile(in.info, t.st) {
 			return &Error{fmt.Sprintf("%s: is the input %s (the same file): wallfold does not write over the trace it reads; choose another -o", path, in.Name)}
 		}
+	}
+	if t.st != nil && t.st.Mode().IsRegular() && !t.inProc { // open already: the open below checks
 		if err := mayWrite(path, t.name, t.st); err != nil {
 			return err
 		}

@@ -55,7 +55,8 @@ func resolve(path string) (target, error) {
 		if strings.HasPrefix(name, "/proc/") {
 			// /dev/stdout, /dev/fd/N: an open file; its "link" may name
 			// no path (pipe:[N]), and is written through as it is.
-			st, err := os.Stat(filepath.Join(append([]string{name}, rest...)...))
+			name = filepath.Join(append([]string{name}, rest...)...)
+			st, err := os.Stat(name)
 			return target{name: name, st: st, inProc: true}, err
 		}
 		fi, err := os.Lstat(name)
