@@ -5,7 +5,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // temps are the temporary files being written (writeReplacing), which a
@@ -49,15 +48,6 @@ func RemoveTempsOnSignal() (stop func()) {
 		signal.Stop(sigs)
 		close(done)
 	}
-}
-
-// dieOf ends the process by sig with its default action; should that
-// not come, it exits with the shell's status for it.
-func dieOf(sig syscall.Signal) {
-	signal.Reset(sig)
-	syscall.Kill(syscall.Getpid(), sig)
-	time.Sleep(time.Second)
-	os.Exit(128 + int(sig))
 }
 
 // renameTemp renames the temporary file tmp to target.
