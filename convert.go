@@ -55,7 +55,7 @@ the parallelism story: average parallelism, a histogram, the serial hot spots;
 // output out.
 type ConvertCmd struct {
 	Input   string        `arg:"" optional:"" default:"-" help:"perf script text to read (- or none: stdin; .gz is read as gzip)." type:"path"`
-	Output  string        `short:"o" default:"-" help:"Write the output here (- : stdout), as the shell's > may: not through another user's symlink in a sticky directory (/tmp), nor over a file you may not write or over the input (exit 2); a file keeps its mode and owner."`
+	Output  string        `short:"o" default:"-" help:"Write the output here (- : stdout), as the shell's > may: not through another user's symlink nor onto another user's file in a sticky directory (/tmp), nor over a file you may not write or over the input (exit 2); a file keeps its mode and owner."`
 	Format  emit.Format   `short:"f" enum:"${formats}" default:"folded" help:"Output format: folded (flamegraph.pl, inferno, speedscope), pprof (gzipped profile.proto with cpu and wall sample types), summary (the parallelism story as text), top (functions by wall time beside CPU time, total and self, as perf report --latency shows them) svg (an interactive flame graph, widths by wall time, colours by parallelism: open it in a browser) or trace (the timeline as Chrome trace-event JSON for Perfetto UI, chrome://tracing, speedscope)."`
 	Summary bool          `help:"Also print the parallelism summary (per group: CPU and wall time, average parallelism, histogram, serial hot spots) on stderr."`
 	Weight  emit.Weight   `enum:"wall,cpu" default:"wall" help:"Folded weight: wall (period/parallelism) or cpu (period)."`

@@ -32,7 +32,8 @@ type refusalCase struct {
 
 // TestOutputRefusals: a symlink planted in a sticky world-writable
 // directory by neither the user nor the directory's owner is not
-// followed (as the kernel's protected_symlinks), whoever runs it; a file
+// followed (as the kernel's protected_symlinks), whoever runs it, nor is
+// such a file written (as protected_regular); a file
 // the user may not write is refused (root may, as its > may). What is
 // refused is left with its contents and owner; what is allowed is
 // written, in the file's mode and owner (in place where the rename could
@@ -45,13 +46,17 @@ func TestOutputRefusals(t *testing.T) {
 		{"nobody, link planted by another user", asNobody, 0o1777, 0, stranger, 0o644, nobody, false, "protected_symlinks"},
 		{"nobody, link of the directory's owner", asNobody, 0o1777, 0, 0, 0o644, nobody, true, ""},
 		{"nobody, own link", asNobody, 0o1777, 0, nobody, 0o644, nobody, true, ""},
-		{"root, link of its own", asRoot, 0o1777, 0, 0, 0o644, nobody, true, ""},
+		{"root, link of its own", asRoot, 0o1777, 0, 0, 0o644, 0, true, ""},
 		{"nobody, own 0444 file", asNobody, 0o755, nobody, -1, 0o444, nobody, false, "permission denied"},
 		{"nobody, root's 0644 file in own dir", asNobody, 0o755, nobody, -1, 0o644, 0, false, "permission denied"},
 		{"nobody, 0444 file through own link", asNobody, 0o755, nobody, nobody, 0o444, nobody, false, "permission denied"},
 		{"root, 0444 file", asRoot, 0o755, 0, -1, 0o444, nobody, true, ""},
 		{"nobody, root's 0666 file in own dir", asNobody, 0o755, nobody, -1, 0o666, 0, true, ""},
 		{"nobody, own file in root's dir", asNobody, 0o755, 0, -1, 0o644, nobody, true, ""},
+		{"root, nobody's file in /tmp-like dir", asRoot, 0o1777, 0, -1, 0o666, nobody, false, "protected_regular"},
+		{"nobody, another's 0666 file in /tmp-like dir", asNobody, 0o1777, 0, -1, 0o666, stranger, false, "protected_regular"},
+		{"nobody, own file in /tmp-like dir", asNobody, 0o1777, 0, -1, 0o644, nobody, true, ""},
+		{"nobody, the dir owner's 0666 file in /tmp-like dir", asNobody, 0o1777, 0, -1, 0o666, 0, true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := c.as(t, bin)
