@@ -9,6 +9,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,4 +93,37 @@ func ignored(t *testing.T, pid int, sig syscall.Signal) bool {
 		}
 	}
 	return false
+}
+
+// TestOutputSignalIgnoredStays: under nohup (SIGHUP ignored from the
+// start) a SIGHUP does not end the run: the output is written when the
+// input ends, and nothing is left beside it.
+func TestOutputSignalIgnoredStays(t *testing.T) {
+	bin := builtBinary(t)
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("nohup not found")
+	}
+	want := mustRun(t, "-q", "-f", "trace", trace("phases.txt"))
+	dir := openTempDir(t)
+	out := filepath.Join(dir, "out.json")
+	cmd := exec.Command(nohup, bin, "-q", "-f", "trace", "-o", out)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write([]byte(readString(t, trace("phases.txt"))))
+	waitForTemp(t, dir)
+	cmd.Process.Signal(syscall.SIGHUP)
+	time.Sleep(100 * time.Millisecond)
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after SIGHUP under nohup: %v", err)
+	}
+	hasContent(t, out, want)
+	noTemps(t, dir)
 }
