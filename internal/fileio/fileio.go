@@ -127,22 +127,21 @@ func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error
 		}
 		return &Error{err.Error()}
 	}
-	if t.st != nil && t.st.Mode().IsRegular() {
-		if in != nil && in.info != nil && os.SameFile(in.info, t.st) {
-			return &Error{fmt.Sprintf("%s: is the input %s (the same file): wallfold does not write over the trace it reads; choose another -o", path, in.Name)}
-		}
+	regular := t.st != nil && t.st.Mode().IsRegular()
+	if regular && in != nil && in.info != nil && os.SameFile(in.info, t.st) {
+		return &Error{fmt.Sprintf("%s: is the input %s (the same file): wallfold does not write over the trace it reads; choose another -o", path, in.Name)}
 	}
-	if t.st != nil && t.st.Mode().IsRegular() && !t.inProc { // open already: the open below checks
+	if regular && !t.inProc { // an open file behind /proc: the open below checks
 		if err := mayWrite(path, t.name, t.st); err != nil {
 			return err
 		}
 	}
-	if t.inProc && t.st.Mode().IsRegular() {
+	if t.inProc && regular {
 		// An open file behind /proc (wallfold -o /dev/stdout >> log):
 		// appended to, as the shell's redirection left it.
 		return writeInPlace(path, os.O_WRONLY|os.O_APPEND, write)
 	}
-	if t.inProc || t.st != nil && !t.st.Mode().IsRegular() {
+	if t.inProc || t.st != nil && !regular {
 		return writeInPlace(path, os.O_WRONLY, write)
 	}
 	return writeReplacing(t.name, t.st, write)
