@@ -1,6 +1,7 @@
 // Package fileio owns wallfold's files: it opens the input (a file or
-// stdin, un-gzipped; a pipe read in large pieces) and writes an output as
-// the shell's redirection would, atomically for a regular file. It knows
+// stdin, un-gzipped; a pipe read in large pieces) and writes an output
+// where the shell's redirection would be allowed to, atomically for a
+// regular file, whose temporary file a signal removes. It knows
 // nothing of the trace's contents but its last timestamp and its tasks,
 // which it asks parse for.
 package fileio
