@@ -17,14 +17,24 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
-// Options say what to record.
+// Options say what to record: perf record's flags of the same names.
 type Options struct {
-	Cmd        []string // the command and its arguments
+	Cmd        []string // the command and its arguments (none with PID)
 	SystemWide bool     // perf record -a
 	OffCPU     bool     // also sched:sched_switch
 	Freq       int      // Hz
+	CallGraph  string   // --call-graph fp|dwarf[,SIZE]|lbr ("": -g)
+	PID        string   // -p: attach to these processes
+	ClockID    string   // -k
+	MmapPages  string   // -m
+	Events     []string // -e, beside the clock
+	NoBuildID  bool     // -B
+	PerfArgs   []string // verbatim, after wallfold's own
+	Duration   time.Duration
+	Inline     bool // perf script --inline
 }
 
 // Error is why recording failed, and the exit status it ends with.
@@ -36,37 +46,47 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) ExitCode() int { return e.Code }
 
-// Recording is a finished perf record: its data in a temporary
-// directory, and the command's exit status.
+// Recording is a finished perf record: its data in an unlinked file
+// (nothing to remove, even when wallfold is killed), and the command's
+// exit status.
 type Recording struct {
-	perf, dir, data string
-	systemWide      bool
+	perf       string
+	data       *os.File
+	systemWide bool
+	feat       features
+	inline     bool
 	// Status is the command's exit status (128+N when killed by signal N).
 	Status int
 	// sigs: the signals caught from the start of perf record to Close.
 	sigs chan os.Signal
 }
 
-// Check says whether cmd can be run: there is one (else exit 2), and
-// it is found (else the shell's 127).
-func Check(cmd []string) error {
-	if len(cmd) == 0 {
-		return &Error{2, "no command: wallfold record [flags] -- CMD [ARGS]"}
+// Check says whether o can be recorded: a command (else exit 2) that is
+// found (else the shell's 127), or -p and no command.
+func Check(o Options) error {
+	if o.PID != "" {
+		if len(o.Cmd) > 0 {
+			return &Error{2, "-p attaches to running processes: give no command (--duration D or Ctrl-C ends the recording)"}
+		}
+		return nil
 	}
-	if _, err := exec.LookPath(cmd[0]); err != nil {
-		return &Error{127, cmd[0] + ": command not found"}
+	if len(o.Cmd) == 0 {
+		return &Error{2, "no command: wallfold record [flags] -- CMD [ARGS], or wallfold record -p PID [--duration D]"}
+	}
+	if _, err := exec.LookPath(o.Cmd[0]); err != nil {
+		return &Error{127, o.Cmd[0] + ": command not found"}
 	}
 	return nil
 }
 
-// Run records o.Cmd; Close the Recording to remove its files. The
+// Run records o; Close the Recording to stop catching signals. The
 // command's output goes to the process's own stdout and stderr, and
 // perf's messages to stderr. From here to Close, SIGINT, SIGQUIT,
 // SIGTERM and SIGHUP are caught: while perf records they go on to it
 // (see record), afterwards they wait, so that the profile is still
-// written and the files removed.
-func Run(o Options) (*Recording, error) {
-	if err := Check(o.Cmd); err != nil {
+// written.
+func Run(o Options, stderr io.Writer) (*Recording, error) {
+	if err := Check(o); err != nil {
 		return nil, err
 	}
 	perf, err := exec.LookPath("perf")
@@ -76,20 +96,23 @@ func Run(o Options) (*Recording, error) {
 	if msg := perfForbidden(o.SystemWide); msg != "" {
 		return nil, &Error{2, msg}
 	}
-	dir, err := os.MkdirTemp("", "wallfold-record-")
+	// perf.data is a file already unlinked, written and read through
+	// /proc/PID/fd/N: when wallfold dies, even of SIGKILL, nothing is left.
+	data, err := os.CreateTemp("", "wallfold-record-*.data")
 	if err != nil {
 		return nil, &Error{2, err.Error()}
 	}
-	r := &Recording{perf: perf, dir: dir, data: filepath.Join(dir, "perf.data"), systemWide: o.SystemWide,
+	os.Remove(data.Name())
+	r := &Recording{perf: perf, data: data, systemWide: o.SystemWide, feat: probe(perf), inline: o.Inline,
 		sigs: make(chan os.Signal, 4)}
 	signal.Notify(r.sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
-	status, err := r.record(o)
+	status, err := r.record(o, stderr)
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
 	r.Status = status
-	if st, err := os.Stat(r.data); err != nil || st.Size() == 0 {
+	if st, err := data.Stat(); err != nil || st.Size() == 0 {
 		r.Close()
 		if status == 0 {
 			status = 2
@@ -99,37 +122,31 @@ func Run(o Options) (*Recording, error) {
 	return r, nil
 }
 
-// wakeupEvents are the wakeups --off-cpu records beside the switches: a
-// blocked thread is runnable from its wakeup to its switch-in, and the
-// waker is named. Per task, perf sees only the wakeups that happen while
-// a traced thread runs (a timer firing on another task's CPU is missed);
-// -a sees all.
-var wakeupEvents = []string{"-e", "sched:sched_wakeup", "-e", "sched:sched_wakeup_new"}
+// path is the recording's name for perf.
+func (r *Recording) path() string {
+	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), r.data.Fd())
+}
 
-// record runs perf record and returns the command's exit status.
-func (r *Recording) record(o Options) (int, error) {
-	args := recordArgs(o, r.data)
+// record runs perf record and returns the command's exit status, or an
+// *Error when perf itself failed (then it did not finish perf.data).
+func (r *Recording) record(o Options, stderr io.Writer) (int, error) {
+	args := recordArgs(o, r.path(), r.feat)
 	// Ctrl-C goes to CMD and perf (the terminal signals the whole
 	// foreground group); a signal to wallfold alone is passed on to perf,
 	// which stops CMD. Either way wallfold waits, still writes the
-	// profile and removes its files. Caught (not ignored), so CMD starts
-	// with the usual dispositions.
+	// profile. Caught (not ignored), so CMD starts with the usual
+	// dispositions. perf dies with wallfold (SIGKILL as its parent-death
+	// signal), and CMD with perf (setpriv, see execWrapper).
 	p := exec.Command(r.perf, args...)
-	p.Stdin, p.Stdout, p.Stderr = os.Stdin, os.Stdout, os.Stderr
+	perfErr := &tail{out: stderr}
+	p.Stdin, p.Stdout, p.Stderr = os.Stdin, os.Stdout, perfErr
+	p.ExtraFiles = []*os.File{os.Stderr} // fd 3: CMD's stderr (execWrapper)
+	p.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.Start(); err != nil {
 		return 0, &Error{2, fmt.Sprintf("perf record: %v", err)}
 	}
 	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-r.sigs:
-				p.Process.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
+	go r.forward(p.Process, o.Duration, done)
 	err := p.Wait()
 	close(done)
 	if err == nil {
@@ -139,17 +156,50 @@ func (r *Recording) record(o Options) (int, error) {
 	if !errors.As(err, &ee) {
 		return 0, &Error{2, fmt.Sprintf("perf record: %v", err)}
 	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	ws, _ := ee.Sys().(syscall.WaitStatus)
+	if !finished(r.data) {
+		return 0, perfFailed("perf record", ws, perfErr, args)
+	}
+	// perf finished its recording and passes on how CMD ended (it raises
+	// CMD's signal on itself)
+	switch {
+	case len(o.Cmd) == 0:
+		return 0, nil // attached, stopped by SIGINT
+	case ws.Signaled():
 		return 128 + int(ws.Signal()), nil
 	}
 	return ee.ExitCode(), nil
 }
 
+// forward passes the signals wallfold catches on to perf, and stops it
+// (SIGINT, as Ctrl-C) when the duration is over, until done.
+func (r *Recording) forward(p *os.Process, d time.Duration, done chan struct{}) {
+	var over <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		over = t.C
+	}
+	for {
+		select {
+		case s := <-r.sigs:
+			p.Signal(s)
+		case <-over:
+			p.Signal(syscall.SIGINT)
+		case <-done:
+			return
+		}
+	}
+}
+
 // Script starts perf script on the recording and returns its text; call
-// wait when the text has been read.
-func (r *Recording) Script() (text *os.File, wait func(), err error) {
-	ps := exec.Command(r.perf, scriptArgs(r.data, r.systemWide)...)
-	ps.Stderr = io.Discard
+// wait when the text has been read: it says how perf script failed, with
+// its last lines on stderr.
+func (r *Recording) Script() (text *os.File, wait func() error, err error) {
+	ps := exec.Command(r.perf, scriptArgs(r.path(), r.systemWide, r.feat, r.inline)...)
+	errTail := &tail{}
+	ps.Stderr = errTail
+	ps.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	pipe, err := ps.StdoutPipe()
 	if err != nil {
 		return nil, nil, &Error{2, err.Error()}
@@ -157,53 +207,23 @@ func (r *Recording) Script() (text *os.File, wait func(), err error) {
 	if err := ps.Start(); err != nil {
 		return nil, nil, &Error{2, fmt.Sprintf("perf script: %v", err)}
 	}
-	return pipe.(*os.File), func() { ps.Wait() }, nil
+	return pipe.(*os.File), func() error {
+		var ee *exec.ExitError
+		if err := ps.Wait(); errors.As(err, &ee) {
+			ws, _ := ee.Sys().(syscall.WaitStatus)
+			if ws.Signaled() && ws.Signal() == syscall.SIGPIPE {
+				return nil // wallfold stopped reading
+			}
+			return &Error{2, fmt.Sprintf("perf script failed (%s): the profile may be partial. Its last lines on stderr:\n%s",
+				howEnded(ws), errTail.lines(tailLines))}
+		}
+		return nil
+	}, nil
 }
 
-// OffCPURecipe is the perf record line of an off-CPU recording: the clock
-// keeps its frequency (a term of its own) while -c 1 gives
-// sched:sched_switch, which takes no period term, a sample with its stack
-// at every switch-out. (-F 999 alone puts the tracepoint in frequency
-// mode too: only some switch-outs get a stack; -F and -c together are
-// refused.) The wakeups, every one too, tell a blocked thread's wait for
-// a CPU after its wakeup. Checked on perf 6.1 and 7.2.
-const OffCPURecipe = "perf record -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new (as wallfold record --off-cpu does)"
-
-// ScriptFields are perf script's fields for a pid column that keep the
-// callchains: -F +pid alone prints tracepoint samples without theirs
-// (perf 6.1 and 7.2); +ip,+sym,+symoff,+dso print them as by default.
-const ScriptFields = "+pid,+ip,+sym,+symoff,+dso"
-
-// recordArgs is perf record's command line for o, writing to data.
-func recordArgs(o Options, data string) []string {
-	args := []string{"record", "-q", "-o", data}
-	if o.OffCPU {
-		args = append(args, "-e", fmt.Sprintf("cpu-clock/freq=%d/", o.Freq), "-e", "sched:sched_switch", "-c", "1")
-	} else {
-		args = append(args, "-e", "cpu-clock", "-F", strconv.Itoa(o.Freq))
-	}
-	args = append(args, "-g", "--switch-events")
-	if o.OffCPU {
-		args = append(args, wakeupEvents...) // every one: -c 1
-	}
-	if o.SystemWide {
-		args = append(args, "-a")
-	}
-	return append(append(args, "--"), o.Cmd...)
-}
-
-// scriptArgs is perf script's command line for a recording in data.
-func scriptArgs(data string, systemWide bool) []string {
-	args := []string{"script", "-i", data, "--show-switch-events", "--show-task-events", "--show-lost-events"}
-	if systemWide {
-		args = append(args, "-F", ScriptFields)
-	}
-	return args
-}
-
-// Close removes the recording's files and stops catching signals.
+// Close drops the recording and stops catching signals.
 func (r *Recording) Close() {
-	os.RemoveAll(r.dir)
+	r.data.Close()
 	signal.Stop(r.sigs)
 }
 

@@ -30,7 +30,7 @@ func TestRunRefusesBeforePerf(t *testing.T) {
 		cmd  []string
 		code int
 	}{{nil, 2}, {[]string{"no-such-command-wallfold-test"}, 127}} {
-		_, err := Run(Options{Cmd: tt.cmd, Freq: 99})
+		_, err := Run(Options{Cmd: tt.cmd, Freq: 99}, io.Discard)
 		var e *Error
 		if !errors.As(err, &e) || e.ExitCode() != tt.code {
 			t.Errorf("%v: %v, want exit %d", tt.cmd, err, tt.code)
@@ -55,7 +55,7 @@ func TestSignalsCaughtUntilClose(t *testing.T) {
 	if os.Geteuid() != 0 && perfForbidden(false) != "" {
 		t.Skip("perf_event_paranoid forbids recording here")
 	}
-	rec, err := Run(Options{Cmd: []string{"true"}, Freq: 99})
+	rec, err := Run(Options{Cmd: []string{"true"}, Freq: 99}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,21 +79,21 @@ func TestCommandLines(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Cmd: []string{"make", "-j8"}, Freq: 999}, "record -q -o D -e cpu-clock -F 999 -g --switch-events -- make -j8"},
-		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -- job"},
-		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -a -- job"},
+		{Options{Cmd: []string{"make", "-j8"}, Freq: 999}, "record -q -o D -e cpu-clock -F 999 -g --switch-events -- /bin/sh -c " + execWrapper + " wallfold-exec make -j8"},
+		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
+		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -a -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
 	} {
-		if got := strings.Join(recordArgs(tt.o, "D"), " "); got != tt.want {
+		if got := strings.Join(recordArgs(tt.o, "D", features{}), " "); got != tt.want {
 			t.Errorf("perf %s, want perf %s", got, tt.want)
 		}
 	}
-	if got, want := strings.Join(scriptArgs("D", false), " "), "script -i D --show-switch-events --show-task-events --show-lost-events"; got != want {
+	if got, want := strings.Join(scriptArgs("D", false, features{}, false), " "), "script -i D --show-switch-events --show-task-events --show-lost-events"; got != want {
 		t.Errorf("perf %s, want perf %s", got, want)
 	}
-	if got, want := strings.Join(scriptArgs("D", true), " "), "script -i D --show-switch-events --show-task-events --show-lost-events -F +pid,+ip,+sym,+symoff,+dso"; got != want {
+	if got, want := strings.Join(scriptArgs("D", true, features{}, false), " "), "script -i D --show-switch-events --show-task-events --show-lost-events -F +pid,+ip,+sym,+symoff,+dso"; got != want {
 		t.Errorf("-a: perf %s, want perf %s", got, want)
 	}
-	if !strings.Contains(OffCPURecipe, strings.Join(recordArgs(Options{OffCPU: true, Freq: 999}, "D")[4:16], " ")) {
+	if !strings.Contains(OffCPURecipe, strings.Join(recordArgs(Options{OffCPU: true, Freq: 999}, "D", features{})[4:16], " ")) {
 		t.Errorf("the recipe %q is not what wallfold record --off-cpu runs", OffCPURecipe)
 	}
 }
@@ -152,7 +152,7 @@ func TestOffCPUStackAtEverySwitch(t *testing.T) {
 // text perf script gives.
 func recordSleeps(t *testing.T, self string, systemWide bool) (outs, stacks, size int) {
 	t.Helper()
-	rec, err := Run(Options{Cmd: []string{self}, OffCPU: true, SystemWide: systemWide, Freq: 999})
+	rec, err := Run(Options{Cmd: []string{self}, OffCPU: true, SystemWide: systemWide, Freq: 999}, os.Stderr)
 	if err != nil {
 		t.Skipf("perf cannot record here: %v", err)
 	}
@@ -162,7 +162,9 @@ func recordSleeps(t *testing.T, self string, systemWide bool) (outs, stacks, siz
 		t.Fatal(err)
 	}
 	b, err := io.ReadAll(text)
-	wait()
+	if werr := wait(); werr != nil {
+		t.Fatal(werr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

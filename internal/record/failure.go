@@ -1,0 +1,107 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// tailLines is how many of perf's last stderr lines a failure quotes.
+const tailLines = 8
+
+// tail keeps the last lines written to it and passes everything on to
+// out (nil: nowhere).
+type tail struct {
+	mu   sync.Mutex
+	out  io.Writer
+	last []byte // at most tailKeep bytes
+}
+
+// tailKeep bounds what tail keeps: perf's messages are short, a flood of
+// them is not kept whole.
+const tailKeep = 16 << 10
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.out != nil {
+		t.out.Write(b)
+	}
+	t.last = append(t.last, b...)
+	if len(t.last) > tailKeep {
+		t.last = append(t.last[:0], t.last[len(t.last)-tailKeep:]...)
+	}
+	return len(b), nil
+}
+
+// lines is the last n lines kept, each indented.
+func (t *tail) lines(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ls := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(t.last, nil)), "\n"), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	if len(ls) == 1 && ls[0] == "" {
+		return "  (nothing on its stderr)"
+	}
+	return "  | " + strings.Join(ls, "\n  | ")
+}
+
+// perfHeaderDataSize is the offset of the data section's size in a
+// perf.data header (magic, header size, attr size, attrs {offset, size},
+// data {offset, size}): perf writes it when it finishes a recording, and a
+// perf that died before leaves 0 ("data size field is 0", perf script says).
+const perfHeaderDataSize = 48
+
+// finished tells whether the perf.data in f was closed by perf.
+func finished(f *os.File) bool {
+	var h [perfHeaderDataSize + 8]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return false
+	}
+	return string(h[:8]) == "PERFILE2" && binary.LittleEndian.Uint64(h[perfHeaderDataSize:]) != 0
+}
+
+// howEnded says how a process ended: "exit status N" or "signal N (NAME)".
+func howEnded(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return fmt.Sprintf("signal %d (%s)", int(ws.Signal()), signalName(ws.Signal()))
+	}
+	return fmt.Sprintf("exit status %d", ws.ExitStatus())
+}
+
+// signalName is the signal's SIGNAME.
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT", syscall.SIGILL: "SIGILL",
+		syscall.SIGFPE: "SIGFPE", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGPIPE: "SIGPIPE"}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return s.String()
+}
+
+// perfFailed is the error of a perf that did not finish: how it ended,
+// its last lines, and what to try. Its exit status is wallfold's own (2),
+// not the command's.
+func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, cmdline []string) *Error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed (%s) before finishing its recording: no profile written. Its last lines on stderr:\n%s\n",
+		what, howEnded(ws), stderr.lines(tailLines))
+	b.WriteString("What to try: ")
+	last := stderr.lines(tailLines)
+	switch {
+	case strings.Contains(last, "build-id") || strings.Contains(last, "build_id") || strings.Contains(last, "buildid"):
+		b.WriteString("-B (--no-buildid): perf failed on build ids; ")
+	case ws.Signaled():
+		b.WriteString("-B (--no-buildid) if it crashed at its end (perf 6.1 aborts in util/build-id.c); ")
+	}
+	fmt.Fprintf(&b, "perf's own command line, to see it fail alone:\n  perf %s", strings.Join(cmdline, " "))
+	return &Error{Code: 2, Msg: b.String()}
+}
