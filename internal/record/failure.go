@@ -76,6 +76,15 @@ func howEnded(ws syscall.WaitStatus) string {
 	return fmt.Sprintf("exit status %d", ws.ExitStatus())
 }
 
+// crashSignal tells a signal a program gets for its own fault.
+func crashSignal(s syscall.Signal) bool {
+	switch s {
+	case syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE:
+		return true
+	}
+	return false
+}
+
 // signalName is the signal's SIGNAME.
 func signalName(s syscall.Signal) string {
 	names := map[syscall.Signal]string{syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
@@ -99,7 +108,7 @@ func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, cmdline []stri
 	switch {
 	case strings.Contains(last, "build-id") || strings.Contains(last, "build_id") || strings.Contains(last, "buildid"):
 		b.WriteString("-B (--no-buildid): perf failed on build ids; ")
-	case ws.Signaled():
+	case ws.Signaled() && crashSignal(ws.Signal()):
 		b.WriteString("-B (--no-buildid) if it crashed at its end (perf 6.1 aborts in util/build-id.c); ")
 	}
 	fmt.Fprintf(&b, "perf's own command line, to see it fail alone:\n  perf %s", strings.Join(cmdline, " "))
