@@ -171,3 +171,17 @@ func alive(pids []int) []int {
 	}
 	return a
 }
+
+// Expected: replacing an existing profile is said on stderr. Was a bug
+// (fixed): record replaced wall.svg without a word.
+func TestRecordSaysReplaced(t *testing.T) {
+	fakePerf(t, "phases.txt")
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("wall.svg", []byte("an older profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := wallfold(t, "record", "--", "true")
+	if code != 0 || !strings.Contains(stderr, "wall.svg exists: it will be replaced") {
+		t.Errorf("exit %d, stderr %q: want a word that wall.svg is replaced", code, stderr)
+	}
+}

@@ -99,7 +99,7 @@ func signalName(s syscall.Signal) string {
 // perfFailed is the error of a perf that did not finish: how it ended,
 // its last lines, and what to try. Its exit status is wallfold's own (2),
 // not the command's.
-func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, cmdline []string) *Error {
+func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, recipe string) *Error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s failed (%s) before finishing its recording: no profile written. Its last lines on stderr:\n%s\n",
 		what, howEnded(ws), stderr.lines(tailLines))
@@ -111,6 +111,6 @@ func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, cmdline []stri
 	case ws.Signaled() && crashSignal(ws.Signal()):
 		b.WriteString("-B (--no-buildid) if it crashed at its end (perf 6.1 aborts in util/build-id.c); ")
 	}
-	fmt.Fprintf(&b, "perf's own command line, to see it fail alone:\n  perf %s", strings.Join(cmdline, " "))
+	fmt.Fprintf(&b, "the recording by hand, to see perf fail alone:\n  %s", recipe)
 	return &Error{Code: 2, Msg: b.String()}
 }

@@ -54,6 +54,37 @@ const execWrapper = `exec 2>&3 3>&-; exec "$@"`
 
 // recordArgs is perf record's command line for o, writing to data.
 func recordArgs(o Options, data string, f features) []string {
+	args := perfOptions(o, data, f)
+	if len(o.Cmd) == 0 {
+		return args
+	}
+	args = append(args, "--", "/bin/sh", "-c", execWrapper, "wallfold-exec")
+	if f.pdeathsigExec != "" {
+		args = append(args, f.pdeathsigExec, "--pdeathsig", "KILL", "--")
+	}
+	return append(args, o.Cmd...)
+}
+
+// Recipe is the perf record command line that records o by hand, into
+// perf.data: wallfold's, without its wrapper of the command, quoted for a
+// shell.
+func Recipe(o Options, f features) string {
+	args := perfOptions(o, "perf.data", f)
+	if len(o.Cmd) > 0 {
+		args = append(append(args, "--"), o.Cmd...)
+	}
+	quoted := []string{"perf"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		quoted = append(quoted, a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// perfOptions are perf record's options for o, writing to data.
+func perfOptions(o Options, data string, f features) []string {
 	args := []string{"record", "-q", "-o", data}
 	if o.OffCPU {
 		args = append(args, "-e", fmt.Sprintf("cpu-clock/freq=%d/", o.Freq), "-e", "sched:sched_switch", "-c", "1")
@@ -86,15 +117,7 @@ func recordArgs(o Options, data string, f features) []string {
 	if f.noBPFEvent {
 		args = append(args, "--no-bpf-event")
 	}
-	args = append(args, o.PerfArgs...)
-	if len(o.Cmd) == 0 {
-		return args
-	}
-	args = append(args, "--", "/bin/sh", "-c", execWrapper, "wallfold-exec")
-	if f.pdeathsigExec != "" {
-		args = append(args, f.pdeathsigExec, "--pdeathsig", "KILL", "--")
-	}
-	return append(args, o.Cmd...)
+	return append(args, o.PerfArgs...)
 }
 
 // scriptArgs is perf script's command line for a recording in data.

@@ -158,7 +158,7 @@ func (r *Recording) record(o Options, stderr io.Writer) (int, error) {
 	}
 	ws, _ := ee.Sys().(syscall.WaitStatus)
 	if !finished(r.data) {
-		return 0, perfFailed("perf record", ws, perfErr, args)
+		return 0, perfFailed("perf record", ws, perfErr, Recipe(o, r.feat))
 	}
 	// perf finished its recording and passes on how CMD ended (it raises
 	// CMD's signal on itself)

@@ -188,3 +188,34 @@ func workloadSwitchStacks(text []byte, comm string) (outs, stacks int) {
 	}
 	return outs, stacks
 }
+
+// perf record's own flags go to it with their names, wallfold's wrapper
+// of the command after them; attached (-p), there is no command. The
+// recipe a failure prints is the same recording by hand, quoted.
+func TestPerfFlags(t *testing.T) {
+	f := features{noBPFEvent: true, pdeathsigExec: "/usr/bin/setpriv"}
+	o := Options{Cmd: []string{"sh", "-c", "echo it's; exit 3"}, Freq: 99, CallGraph: "dwarf,4096", ClockID: "mono", MmapPages: "64",
+		Events: []string{"cycles", "instructions"}, NoBuildID: true, PerfArgs: []string{"--user-regs=sp"}}
+	want := "record -q -o D -e cpu-clock -F 99 --call-graph dwarf,4096 --switch-events -e cycles -e instructions -k mono -m 64 -B --no-bpf-event --user-regs=sp -- /bin/sh -c " +
+		execWrapper + " wallfold-exec /usr/bin/setpriv --pdeathsig KILL -- sh -c echo it's; exit 3"
+	if got := strings.Join(recordArgs(o, "D", f), " "); got != want {
+		t.Errorf("perf %s\nwant perf %s", got, want)
+	}
+	wantRecipe := `perf record -q -o perf.data -e cpu-clock -F 99 --call-graph dwarf,4096 --switch-events -e cycles -e instructions -k mono -m 64 -B --no-bpf-event --user-regs=sp -- sh -c 'echo it'\''s; exit 3'`
+	if got := Recipe(o, f); got != wantRecipe {
+		t.Errorf("recipe %s\nwant %s", got, wantRecipe)
+	}
+	attach := Options{PID: "42", Freq: 999}
+	if got, want := strings.Join(recordArgs(attach, "D", f), " "), "record -q -o D -e cpu-clock -F 999 -g --switch-events -p 42 --no-bpf-event"; got != want {
+		t.Errorf("-p: perf %s, want perf %s", got, want)
+	}
+	if err := Check(Options{PID: "42", Cmd: []string{"true"}}); err == nil {
+		t.Errorf("-p with a command: no error")
+	}
+	if got, want := strings.Join(scriptArgs("D", false, features{inline: true}, false), " "), "script -i D --show-switch-events --show-task-events --show-lost-events --no-inline"; got != want {
+		t.Errorf("perf %s, want perf %s", got, want)
+	}
+	if got := strings.Join(scriptArgs("D", false, features{inline: true}, true), " "); !strings.HasSuffix(got, " --inline") {
+		t.Errorf("--inline: perf %s", got)
+	}
+}
