@@ -24,9 +24,9 @@ type RecordCmd struct {
 	Duration   time.Duration `name:"duration" help:"Stop recording after this long (e.g. 10s): perf record gets SIGINT, as from Ctrl-C."`
 	ClockID    string        `name:"clockid" short:"k" help:"perf record -k: the clock of the records (mono lines them up with other monotonic timestamps)."`
 	MmapPages  string        `name:"mmap-pages" short:"m" placeholder:"PAGES" help:"perf record -m: a bigger ring buffer when perf lost records."`
-	Events     []string      `name:"event" short:"e" placeholder:"EVENT" help:"More events for perf record -e, beside the clock (repeatable)."`
+	Events     []string      `name:"event" short:"e" sep:"none" placeholder:"EVENT" help:"More events for perf record -e, beside the clock (repeatable)."`
 	NoBuildID  bool          `name:"no-buildid" short:"B" help:"perf record -B: no build ids (a perf that crashes at the end on them)."`
-	PerfArgs   []string      `name:"perf-arg" placeholder:"ARG" help:"One more argument for perf record, verbatim (repeatable, one word each: --perf-arg=--user-regs=sp)."`
+	PerfArgs   []string      `name:"perf-arg" sep:"none" placeholder:"ARG" help:"One more argument for perf record, verbatim (repeatable, one word each: --perf-arg=--user-regs=sp)."`
 	Inline     bool          `help:"Inline frames in the stacks (perf script --inline; without it wallfold asks for --no-inline, which perf 7 needs to be fast)."`
 	OffCPU     bool          `name:"off-cpu" help:"Also record sched:sched_switch with a stack at every switch-out and the wakeups (perf record -e cpu-clock/freq=HZ/ -e sched:sched_switch -c 1 -e sched:sched_wakeup -e sched:sched_wakeup_new) and add the time when nothing of CMD runs, under [blocked] and [runnable] at those stacks; the summary names who woke CMD's threads."`
 	Freq       int           `short:"F" default:"999" help:"Sampling frequency (Hz)."`

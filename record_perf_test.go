@@ -185,3 +185,26 @@ func TestRecordSaysReplaced(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want a word that wall.svg is replaced", code, stderr)
 	}
 }
+
+// Expected: -e and --perf-arg reach perf record as given, commas
+// included (perf's event terms and --call-graph=dwarf,SIZE have them). A
+// perf on PATH writes down its arguments.
+func TestRecordPerfArgsVerbatim(t *testing.T) {
+	fakePerf(t, "phases.txt")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	args := filepath.Join(dir, "args")
+	logging := "#!/bin/sh\n[ \"$1\" = record ] && [ \"$2\" != -h ] && printf '%s\\n' \"$@\" > '" + args + "'\nexec " + filepath.Join(os.Getenv("PATH")[:strings.IndexByte(os.Getenv("PATH"), os.PathListSeparator)], "perf") + " \"$@\"\n"
+	wrap := t.TempDir()
+	if err := os.WriteFile(filepath.Join(wrap, "perf"), []byte(logging), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", wrap+string(os.PathListSeparator)+os.Getenv("PATH"))
+	mustRun(t, "record", "-q", "-o", "w.folded", "-e", "cpu/event=0x3c,umask=0/", "--perf-arg=--user-regs=sp,bp", "--", "true")
+	b, _ := os.ReadFile(args)
+	for _, want := range []string{"\ncpu/event=0x3c,umask=0/\n", "\n--user-regs=sp,bp\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("perf record's arguments lack %q: %q", strings.TrimSpace(want), b)
+		}
+	}
+}
