@@ -18,6 +18,8 @@ func CheckOutput(path string) (replaces bool, err error) {
 	}
 	st, err := os.Stat(path)
 	switch {
+	case err == nil && st.IsDir():
+		return false, &Error{2, fmt.Sprintf("-o %s is a directory: give a file name, nothing was recorded", path)}
 	case err == nil && !st.Mode().IsRegular():
 		return false, nil // a device or a FIFO: written in place
 	case err != nil && !errors.Is(err, fs.ErrNotExist):

@@ -219,3 +219,28 @@ func TestPerfFlags(t *testing.T) {
 		t.Errorf("--inline: perf %s", got)
 	}
 }
+
+// The output is checked before anything runs: a directory that does not
+// exist, or a directory as the file, is refused; a file there is to be
+// replaced; stdout and a new file are fine.
+func TestCheckOutput(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.svg")
+	if err := os.WriteFile(old, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path     string
+		replaces bool
+		fails    bool
+	}{{"-", false, false}, {filepath.Join(dir, "new.svg"), false, false}, {old, true, false},
+		{filepath.Join(dir, "missing", "w.svg"), false, true}, {dir, false, true}} {
+		replaces, err := CheckOutput(tt.path)
+		if replaces != tt.replaces || (err != nil) != tt.fails {
+			t.Errorf("%s: replaces %v, error %v; want %v, an error: %v", tt.path, replaces, err, tt.replaces, tt.fails)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("the check left %v", left)
+	}
+}
