@@ -14,12 +14,15 @@ import (
 // tailLines is how many of perf's last stderr lines a failure quotes.
 const tailLines = 8
 
-// tail keeps the last lines written to it and passes everything on to
-// out (nil: nowhere).
+// tail keeps the first and the last lines written to it and passes
+// everything on to out (nil: nowhere). The first tell a usage error (perf
+// prints its option list after it), the last a crash.
 type tail struct {
-	mu   sync.Mutex
-	out  io.Writer
-	last []byte // at most tailKeep bytes
+	mu    sync.Mutex
+	out   io.Writer
+	first []byte // at most tailKeep bytes
+	last  []byte // at most tailKeep bytes
+	all   int    // bytes written
 }
 
 // tailKeep bounds what tail keeps: perf's messages are short, a flood of
@@ -32,6 +35,10 @@ func (t *tail) Write(b []byte) (int, error) {
 	if t.out != nil {
 		t.out.Write(b)
 	}
+	if n := min(len(b), tailKeep-len(t.first)); n > 0 {
+		t.first = append(t.first, b[:n]...)
+	}
+	t.all += len(b)
 	t.last = append(t.last, b...)
 	if len(t.last) > tailKeep {
 		t.last = append(t.last[:0], t.last[len(t.last)-tailKeep:]...)
@@ -39,18 +46,29 @@ func (t *tail) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// lines is the last n lines kept, each indented.
+// headLines is how many of perf's first stderr lines a failure quotes
+// when there were more than it quotes of the last.
+const headLines = 3
+
+// lines is the first headLines and the last n lines written, each
+// indented (all of them when they are few).
 func (t *tail) lines(n int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ls := strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(t.last, nil)), "\n"), "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
+	split := func(b []byte) []string {
+		return strings.Split(strings.TrimRight(string(bytes.ToValidUTF8(b, nil)), "\n"), "\n")
 	}
+	ls := split(t.last)
 	if len(ls) == 1 && ls[0] == "" {
 		return "  (nothing on its stderr)"
 	}
-	return "  | " + strings.Join(ls, "\n  | ")
+	if t.all <= tailKeep && len(ls) <= n+headLines {
+		return "  | " + strings.Join(ls, "\n  | ")
+	}
+	head := split(t.first)
+	head = head[:min(headLines, len(head))]
+	ls = ls[max(0, len(ls)-n):]
+	return "  | " + strings.Join(head, "\n  | ") + "\n  | ...\n  | " + strings.Join(ls, "\n  | ")
 }
 
 // perfHeaderDataSize is the offset of the data section's size in a

@@ -2,6 +2,7 @@ package record
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -242,5 +243,27 @@ func TestCheckOutput(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("the check left %v", left)
+	}
+}
+
+// A failure quotes perf's first lines (a usage error, before the option
+// list) and its last (a crash); a short stderr whole.
+func TestTailLines(t *testing.T) {
+	var short tail
+	short.Write([]byte("one\ntwo\n"))
+	if got := short.lines(8); got != "  | one\n  | two" {
+		t.Errorf("short: %q", got)
+	}
+	var long tail
+	for i := range 50 {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	got := long.lines(2)
+	if want := "  | line 0\n  | line 1\n  | line 2\n  | ...\n  | line 48\n  | line 49"; got != want {
+		t.Errorf("long: %q, want %q", got, want)
+	}
+	var none tail
+	if got := none.lines(8); !strings.Contains(got, "nothing") {
+		t.Errorf("empty: %q", got)
 	}
 }
