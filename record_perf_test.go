@@ -90,7 +90,7 @@ func TestRecordPerfCrash(t *testing.T) {
 	t.Chdir(t.TempDir())
 	_, stderr, code := wallfold(t, "record", "--", "true")
 	_, err := os.Stat("wall.svg")
-	for _, want := range []string{"perf record", "signal 11 (SIGSEGV)", "assertion failed", "fake perf: recording", "-B"} {
+	for _, want := range []string{"perf record", "signal 11 (SIGSEGV)", "assertion failed", "fake perf: recording", "by hand", "perf record -q -o perf.data"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr does not say %q: %q", want, stderr)
 		}

@@ -117,17 +117,18 @@ func signalName(s syscall.Signal) string {
 // perfFailed is the error of a perf that did not finish: how it ended,
 // its last lines, and what to try. Its exit status is wallfold's own (2),
 // not the command's.
-func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, recipe string) *Error {
+func perfFailed(what string, ws syscall.WaitStatus, stderr *tail, recipe string, withBuildIDs bool) *Error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s failed (%s) before finishing its recording: no profile written. Its last lines on stderr:\n%s\n",
 		what, howEnded(ws), stderr.lines(tailLines))
 	b.WriteString("What to try: ")
 	last := stderr.lines(tailLines)
+	buildIDs := strings.Contains(last, "build-id") || strings.Contains(last, "build_id") || strings.Contains(last, "buildid")
 	switch {
-	case strings.Contains(last, "build-id") || strings.Contains(last, "build_id") || strings.Contains(last, "buildid"):
-		b.WriteString("-B (--no-buildid): perf failed on build ids; ")
+	case withBuildIDs && (buildIDs || ws.Signaled() && crashSignal(ws.Signal())):
+		b.WriteString("without --buildid (perf 6.1 crashes at its end on build ids, util/build-id.c); ")
 	case ws.Signaled() && crashSignal(ws.Signal()):
-		b.WriteString("-B (--no-buildid) if it crashed at its end (perf 6.1 aborts in util/build-id.c); ")
+		b.WriteString("perf crashed: another perf version, or a smaller recording (lower -F, --call-graph fp); ")
 	}
 	fmt.Fprintf(&b, "the recording by hand, to see perf fail alone:\n  %s", recipe)
 	return &Error{Code: 2, Msg: b.String()}

@@ -31,7 +31,7 @@ type Options struct {
 	ClockID    string   // -k
 	MmapPages  string   // -m
 	Events     []string // -e, beside the clock
-	NoBuildID  bool     // -B
+	BuildID    bool     // without -B (wallfold gives -B by default)
 	PerfArgs   []string // verbatim, after wallfold's own
 	Duration   time.Duration
 	Inline     bool // perf script --inline
@@ -158,7 +158,7 @@ func (r *Recording) record(o Options, stderr io.Writer) (int, error) {
 	}
 	ws, _ := ee.Sys().(syscall.WaitStatus)
 	if !finished(r.data) {
-		return 0, perfFailed("perf record", ws, perfErr, Recipe(o, r.feat))
+		return 0, perfFailed("perf record", ws, perfErr, Recipe(o, r.feat), o.BuildID)
 	}
 	// perf finished its recording and passes on how CMD ended (it raises
 	// CMD's signal on itself)

@@ -80,9 +80,9 @@ func TestCommandLines(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Cmd: []string{"make", "-j8"}, Freq: 999}, "record -q -o D -e cpu-clock -F 999 -g --switch-events -- /bin/sh -c " + execWrapper + " wallfold-exec make -j8"},
-		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
-		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -a -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
+		{Options{Cmd: []string{"make", "-j8"}, Freq: 999}, "record -q -o D -e cpu-clock -F 999 -g --switch-events -B -- /bin/sh -c " + execWrapper + " wallfold-exec make -j8"},
+		{Options{Cmd: []string{"job"}, Freq: 99, OffCPU: true}, "record -q -o D -e cpu-clock/freq=99/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -B -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
+		{Options{Cmd: []string{"job"}, Freq: 999, OffCPU: true, SystemWide: true}, "record -q -o D -e cpu-clock/freq=999/ -e sched:sched_switch -c 1 -g --switch-events -e sched:sched_wakeup -e sched:sched_wakeup_new -a -B -- /bin/sh -c " + execWrapper + " wallfold-exec job"},
 	} {
 		if got := strings.Join(recordArgs(tt.o, "D", features{}), " "); got != tt.want {
 			t.Errorf("perf %s, want perf %s", got, tt.want)
@@ -196,7 +196,7 @@ func workloadSwitchStacks(text []byte, comm string) (outs, stacks int) {
 func TestPerfFlags(t *testing.T) {
 	f := features{noBPFEvent: true, pdeathsigExec: "/usr/bin/setpriv"}
 	o := Options{Cmd: []string{"sh", "-c", "echo it's; exit 3"}, Freq: 99, CallGraph: "dwarf,4096", ClockID: "mono", MmapPages: "64",
-		Events: []string{"cycles", "instructions"}, NoBuildID: true, PerfArgs: []string{"--user-regs=sp"}}
+		Events: []string{"cycles", "instructions"}, PerfArgs: []string{"--user-regs=sp"}}
 	want := "record -q -o D -e cpu-clock -F 99 --call-graph dwarf,4096 --switch-events -e cycles -e instructions -k mono -m 64 -B --no-bpf-event --user-regs=sp -- /bin/sh -c " +
 		execWrapper + " wallfold-exec /usr/bin/setpriv --pdeathsig KILL -- sh -c echo it's; exit 3"
 	if got := strings.Join(recordArgs(o, "D", f), " "); got != want {
@@ -206,8 +206,12 @@ func TestPerfFlags(t *testing.T) {
 	if got := Recipe(o, f); got != wantRecipe {
 		t.Errorf("recipe %s\nwant %s", got, wantRecipe)
 	}
+	withIDs := Options{Cmd: []string{"true"}, Freq: 999, BuildID: true}
+	if got := strings.Join(recordArgs(withIDs, "D", features{}), " "); strings.Contains(got, " -B ") {
+		t.Errorf("--buildid: perf %s", got)
+	}
 	attach := Options{PID: "42", Freq: 999}
-	if got, want := strings.Join(recordArgs(attach, "D", f), " "), "record -q -o D -e cpu-clock -F 999 -g --switch-events -p 42 --no-bpf-event"; got != want {
+	if got, want := strings.Join(recordArgs(attach, "D", f), " "), "record -q -o D -e cpu-clock -F 999 -g --switch-events -p 42 -B --no-bpf-event"; got != want {
 		t.Errorf("-p: perf %s, want perf %s", got, want)
 	}
 	if err := Check(Options{PID: "42", Cmd: []string{"true"}}); err == nil {
