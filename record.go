@@ -25,8 +25,8 @@ type RecordCmd struct {
 	ClockID    string        `name:"clockid" short:"k" help:"perf record -k: the clock of the records (mono lines them up with other monotonic timestamps)."`
 	MmapPages  string        `name:"mmap-pages" short:"m" placeholder:"PAGES" help:"perf record -m: a bigger ring buffer when perf lost records."`
 	Events     []string      `name:"event" short:"e" sep:"none" placeholder:"EVENT" help:"More events for perf record -e, beside the clock (repeatable)."`
-	NoBuildID  bool          `name:"no-buildid" short:"B" help:"perf record -B: no build ids. The default: perf script runs at once on the same files, and collecting them takes perf's exit 0.2-0.4 s on 20 MB (perf 6.1 sometimes crashes on them)."`
-	BuildID    bool          `name:"buildid" help:"Collect build ids after all (perf record without -B)."`
+	NoBuildID  bool          `name:"no-buildid" short:"B" xor:"buildid" help:"perf record -B: no build ids. The default: perf script runs at once on the same files, and collecting them takes perf's exit 0.2-0.4 s on 20 MB (perf 6.1 sometimes crashes on them)."`
+	BuildID    bool          `name:"buildid" xor:"buildid" help:"Collect build ids after all (perf record without -B)."`
 	PerfArgs   []string      `name:"perf-arg" sep:"none" placeholder:"ARG" help:"One more argument for perf record, verbatim (repeatable, one word each: --perf-arg=--user-regs=sp)."`
 	Inline     bool          `help:"Inline frames in the stacks (perf script --inline; without it wallfold asks for --no-inline, which perf 7 needs to be fast)."`
 	OffCPU     bool          `name:"off-cpu" help:"Also record sched:sched_switch with a stack at every switch-out and the wakeups (perf record -e cpu-clock/freq=HZ/ -e sched:sched_switch -c 1 -e sched:sched_wakeup -e sched:sched_wakeup_new) and add the time when nothing of CMD runs, under [blocked] and [runnable] at those stacks; the summary names who woke CMD's threads."`
