@@ -71,6 +71,9 @@ func (c *RecordCmd) run(stdout, stderr io.Writer) int {
 	err = convert(cfg, "-", fileio.StdinPipe(text), c.Output, stdout)
 	if serr := wait(); serr != nil {
 		exitStatus(serr, name, stderr)
+		if err == nil && c.Output != "-" {
+			fmt.Fprintf(stderr, "wallfold: wrote %s from what perf script printed before it failed: the profile may be partial\n", c.Output)
+		}
 		if err == nil {
 			return 2
 		}

@@ -215,3 +215,29 @@ func TestRecordPerfArgsVerbatim(t *testing.T) {
 		}
 	}
 }
+
+// Expected: perf script failing is told as perf script's failure, with
+// its signal and last stderr lines, and a profile written from its text
+// is said to be partial (exit 2). Was a bug (fixed): its stderr was
+// thrown away and its failure not noticed.
+func TestRecordPerfScriptCrash(t *testing.T) {
+	fakePerf(t, "phases.txt")
+	real := filepath.Join(os.Getenv("PATH")[:strings.IndexByte(os.Getenv("PATH"), os.PathListSeparator)], "perf")
+	crashing := "#!/bin/sh\nif [ \"$1\" = script ] && [ \"$2\" != -h ]; then\n  \"" + real + "\" \"$@\" | head -c 20000\n" +
+		"  echo 'data size field is 0 ... properly terminated?' >&2\n  kill -SEGV $$\nfi\nexec \"" + real + "\" \"$@\"\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "perf"), []byte(crashing), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Chdir(t.TempDir())
+	_, stderr, code := wallfold(t, "record", "-q", "-o", "w.folded", "--", "true")
+	for _, want := range []string{"perf script failed (signal 11 (SIGSEGV))", "properly terminated?", "may be partial"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q: %q", want, stderr)
+		}
+	}
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+}

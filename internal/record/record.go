@@ -214,7 +214,7 @@ func (r *Recording) Script() (text *os.File, wait func() error, err error) {
 			if ws.Signaled() && ws.Signal() == syscall.SIGPIPE {
 				return nil // wallfold stopped reading
 			}
-			return &Error{2, fmt.Sprintf("perf script failed (%s): the profile may be partial. Its last lines on stderr:\n%s",
+			return &Error{2, fmt.Sprintf("perf script failed (%s). Its last lines on stderr:\n%s",
 				howEnded(ws), errTail.lines(tailLines))}
 		}
 		return nil
