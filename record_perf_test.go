@@ -241,3 +241,31 @@ func TestRecordPerfScriptCrash(t *testing.T) {
 		t.Errorf("exit %d, want 2", code)
 	}
 }
+
+// Expected: the command's stderr is wallfold's own (a terminal stays a
+// terminal), though wallfold reads perf's for its messages.
+func TestRecordCommandStderr(t *testing.T) {
+	needPerf(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	errFile, seen := filepath.Join(dir, "stderr"), filepath.Join(dir, "seen")
+	f, err := os.Create(errFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := exec.Command(self, "record", "-q", "-o", filepath.Join(dir, "w.folded"), "--", "sh", "-c", `readlink /proc/self/fd/2 > "$0"`, seen)
+	w.Env = append(os.Environ(), asWallfoldEnv+"=1")
+	w.Stderr = f
+	if err := w.Run(); err != nil {
+		b, _ := os.ReadFile(errFile)
+		t.Fatalf("%v: %s", err, b)
+	}
+	b, _ := os.ReadFile(seen)
+	if got := strings.TrimSpace(string(b)); got != errFile {
+		t.Errorf("the command's stderr is %q, wallfold's %q", got, errFile)
+	}
+}
