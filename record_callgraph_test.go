@@ -35,7 +35,7 @@ func buildC(t *testing.T, src string, flags ...string) string {
 // 50 % by design), --call-graph=dwarf gives stacks that reach main, and
 // main's share is the design's, within 4 points (or, on a machine too busy
 // for the design, the independent count of the same recording's); -g
-// (frame pointers) loses main. Was a bug (fixed): --call-graph was taken
+// (frame pointers) loses main, and wallfold warns of it. Was a bug (fixed): --call-graph was taken
 // as the command.
 func TestRecordCallGraphDwarf(t *testing.T) {
 	needPerf(t)
@@ -43,7 +43,7 @@ func TestRecordCallGraphDwarf(t *testing.T) {
 	script := perfShim(t)
 	t.Chdir(t.TempDir())
 	for _, cg := range []string{"dwarf", "fp"} {
-		_, stderr, code := wallfold(t, "record", "-q", "--call-graph="+cg, "-o", cg+".folded", "--", bin, "0.2", "0.4", "2", "0")
+		_, stderr, code := wallfold(t, "record", "--call-graph="+cg, "-o", cg+".folded", "--", bin, "0.2", "0.4", "2", "0")
 		if code != 0 {
 			t.Fatalf("--call-graph=%s: exit %d: %s", cg, code, stderr)
 		}
@@ -59,11 +59,18 @@ func TestRecordCallGraphDwarf(t *testing.T) {
 		ref := refWallShare(t, string(text), "main")
 		t.Logf("--call-graph=%s: main %.1f %% of the wall, the recording's count %.1f %%, designed 50 %% (%d samples, mean parallelism %.2f)",
 			cg, share, ref.Share, ref.Samples, ref.MeanPar)
+		// fold's warning of short stacks names the remedy
+		warned := strings.Contains(stderr, "Record with --call-graph dwarf")
 		if cg == "fp" {
 			if share > 4 {
 				t.Logf("frame pointers reached main in %.1f %% of the wall: the compiler kept them", share)
+			} else if !warned {
+				t.Errorf("-g: stacks cut short (main %.1f %%) and no warning naming --call-graph dwarf: %q", share, stderr)
 			}
 			continue
+		}
+		if warned {
+			t.Errorf("--call-graph=dwarf: the short-stack warning: %q", stderr)
 		}
 		if math.Abs(share-50) > 4 && (math.Abs(ref.Share-50) <= 4 || math.Abs(share-ref.Share) > 4) {
 			t.Errorf("--call-graph=dwarf: main %.1f %% of the wall, designed 50 %% ± 4 (the recording's count %.1f %%)", share, ref.Share)
