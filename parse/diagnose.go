@@ -29,6 +29,9 @@ func (r *Reader) NotPerfScript() error {
 		return nil
 	}
 	e := r.errs[0]
+	if e.TooLong {
+		return fmt.Errorf("%s: no perf records in %d line(s); line %d: %s (binary data, or no line ends?); %s", e.FileName, r.Lines(), e.Line, e.Msg, howToConvert)
+	}
 	what := "it is not perf script text"
 	if looksFolded(e.Text) {
 		what = "it looks like folded stacks already (the output of a stack collapser), not perf script text"

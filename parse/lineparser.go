@@ -17,7 +17,7 @@ type lineParser struct {
 	err      error // I/O error other than EOF
 	eof      bool
 
-	long    []byte   // accumulates a line longer than the bufio buffer
+	long    longLine // a line longer than the bufio buffer
 	split   [][]byte // rest of a line split at bare CRs
 	held    []byte   // a line read but not consumed: the next scan starts with it
 	hasHeld bool
@@ -61,15 +61,10 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 	if p.eof {
 		return nil, false
 	}
+	p.long.over = 0
 	line, err := p.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		// Longer than the buffer: gather it (C++ symbols can be huge).
-		p.long = append(p.long[:0], line...)
-		for err == bufio.ErrBufferFull {
-			line, err = p.br.ReadSlice('\n')
-			p.long = append(p.long, line...)
-		}
-		line = p.long
+		line, err = p.gatherLong(line)
 	}
 	if err != nil {
 		if err != io.EOF {
@@ -87,7 +82,7 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if i := bytes.IndexByte(line, '\r'); i >= 0 {
+	if i := bytes.IndexByte(line, '\r'); i >= 0 && p.long.over == 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
 		p.split = p.split[:0]
 		parts := bytes.Split(line, []byte{'\r'})
@@ -97,6 +92,50 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		line = parts[0]
 	}
 	return line, true
+}
+
+// longLine gathers a line longer than the read buffer.
+type longLine struct {
+	buf []byte
+	// over is the length of the line nextLine returned last when it was
+	// over MaxLineBytes (of which buf has the first MaxLineBytes), else 0.
+	over int64
+}
+
+// MaxLineBytes is the longest line a Reader reads: a longer one is a
+// syntax error of its own (skipped and counted, its sample dropped), read
+// through without being kept, so that memory stays bounded on any input
+// (/dev/zero is one endless line). perf's longest lines are stack lines
+// with demangled C++ or Rust symbols: a few KB (the longest in the
+// FlameGraph and inferno corpora: 4941 bytes), rarely some MB for deeply
+// nested templates. 4 MiB takes those whole and costs some 16 MB at
+// most (the line, its copies in the arena and the frame).
+const MaxLineBytes = 4 << 20
+
+// gatherLong reads the rest of a line longer than the read buffer, first
+// its part: into p.long up to MaxLineBytes, the rest only counted (in
+// p.long.over).
+func (p *lineParser) gatherLong(part []byte) ([]byte, error) {
+	var err error = bufio.ErrBufferFull
+	l := &p.long
+	l.buf = append(l.buf[:0], part...)
+	for err == bufio.ErrBufferFull && len(l.buf) <= MaxLineBytes {
+		part, err = p.br.ReadSlice('\n')
+		l.buf = append(l.buf, part...)
+	}
+	if len(l.buf) <= MaxLineBytes {
+		return l.buf, err
+	}
+	n := int64(len(l.buf))
+	for err == bufio.ErrBufferFull {
+		part, err = p.br.ReadSlice('\n')
+		n += int64(len(part))
+	}
+	if len(part) > 0 && part[len(part)-1] == '\n' {
+		n--
+	}
+	p.long.over = n
+	return l.buf[:MaxLineBytes], err
 }
 
 // perfDataMagic starts a perf.data file (perf's header, version 2).
@@ -147,6 +186,16 @@ func (p *lineParser) scan() bool {
 			}
 			p.release()
 			return false
+		}
+		if p.long.over > 0 {
+			// Whatever the line was, its sample (if any) is incomplete.
+			dropped := ""
+			if p.inSample {
+				p.sampleBad, dropped = true, "; the sample it belongs to is dropped"
+			}
+			p.syntaxError(line, fmt.Sprintf("line of %d bytes, over the limit of %d bytes (perf's longest, stack lines with C++ symbols, are some KB): not read%s", p.long.over, MaxLineBytes, dropped))
+			p.rec.Err.TooLong = true
+			return true
 		}
 		if isBlank(line) {
 			if p.inSample {
@@ -231,7 +280,7 @@ func (p *lineParser) release() {
 	if p.keep {
 		return // a producer: its memory is a batch's, still to be read
 	}
-	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.split, p.held = nil, nil, nil, nil, nil, nil, nil, nil
+	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.split, p.held = nil, nil, nil, nil, nil, longLine{}, nil, nil
 }
 
 // header parses a non-indented line. It returns true when a complete
