@@ -7,6 +7,8 @@ type header struct {
 	comm     []byte
 	pid, tid int
 	hasTID   bool // false: a timed header with no pid/tid word (perf script -F without tid)
+	// pidRange: the pid or tid has more digits than any (left -1).
+	pidRange bool
 	cpu      int
 	time     int64
 	hasTime  bool
@@ -39,10 +41,13 @@ func allDigits(b []byte) bool {
 	return true
 }
 
+// maxPidDigits is atoi's longest number: no overflow past 2^62.
+const maxPidDigits = 18
+
 // atoi parses a non-negative decimal; ok is false on anything else or
 // overflow past 2^62.
 func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 || len(b) > maxPidDigits {
 		return 0, false
 	}
 	n := 0
@@ -330,12 +335,16 @@ func (h *header) sampleTail(rest []byte) bool {
 
 func (h *header) setPid(w []byte) {
 	h.hasTID = true
+	okPID, okTID := true, true
 	if i := bytes.IndexByte(w, '/'); i >= 0 {
-		h.pid, _ = pidNum(w[:i])
-		h.tid, _ = pidNum(w[i+1:])
-		return
+		h.pid, okPID = pidNum(w[:i])
+		h.tid, okTID = pidNum(w[i+1:])
+	} else {
+		h.tid, okTID = pidNum(w)
 	}
-	h.tid, _ = pidNum(w)
+	if !okPID || !okTID {
+		h.pid, h.tid, h.pidRange = -1, -1, true
+	}
 }
 
 // looksLikeHeader tells a right-aligned header ("    comm  123 1.5: ...")

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"io"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -67,6 +68,30 @@ func TestReaderEndlessLineBounded(t *testing.T) {
 			if got, bound := after.TotalAlloc-before.TotalAlloc, uint64(8*MaxLineBytes); got > bound {
 				t.Errorf("%d bytes (concurrent %v): %d bytes allocated, want at most %d", size, concurrent, got, bound)
 			}
+		}
+	}
+}
+
+// A pid or tid too long for a number is an error of its line, its sample
+// (stack lines too) or record dropped, and counted: it was read as tid 0
+// (idle), its samples gone without a word.
+func TestReaderPidOutOfRange(t *testing.T) {
+	in := "a 99999999999999999999  1.000000:    1001001 cpu-clock: \n" + // line 1
+		"\t    4005d6 main (/bin/a)\n\n" +
+		"a 7/99999999999999999999  1.000500:    1001001 cpu-clock: \n\n" + // line 4
+		"a 99999999999999999999/7  1.000600: PERF_RECORD_SWITCH OUT\n" + // line 6
+		"a 5  1.001000:    1001001 cpu-clock: \n" + // line 7: kept
+		"\t    4005d6 main (/bin/a)\n\n"
+	res := readAll(t, in)
+	if len(res.recs) != 1 || res.recs[0].Line != 7 || res.recs[0].TID != 5 {
+		t.Errorf("records %+v, want the sample of line 7 only", res.recs)
+	}
+	if !reflect.DeepEqual(res.errLine, []int{1, 4, 6}) {
+		t.Errorf("errors at lines %v, want [1 4 6]", res.errLine)
+	}
+	for _, e := range res.errs {
+		if !strings.Contains(e.Msg, "out of range") {
+			t.Errorf("error %q does not say out of range", e.Msg)
 		}
 	}
 }

@@ -299,6 +299,16 @@ func (p *lineParser) header(line []byte) bool {
 		p.syntaxError(line, "not a perf script line (expected \"COMM [PID/]TID [CPU] TIME: [PERIOD] EVENT:\" or a PERF_RECORD_* record)")
 		return true
 	}
+	if h.pidRange {
+		// Read as tid 0 before: the samples of the thread counted as idle.
+		what := "record"
+		if h.sideband == nil {
+			what = "sample"
+			p.inSample, p.sampleBad = true, true // its stack lines go with it
+		}
+		p.syntaxError(line, fmt.Sprintf("pid or tid out of range (over %d digits; perf's are below 2^22): a corrupt line; its %s is dropped", maxPidDigits, what))
+		return true
+	}
 	if !p.keep {
 		p.arena = p.arena[:0]
 	}
