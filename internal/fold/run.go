@@ -32,6 +32,7 @@ type Run struct {
 	sample        emit.Sample // what take hands the writers, reused
 	names         threadNames // ":TID" comms named
 	wake          wakeups     // wakeup samples, their wakers
+	idle          idleSamples // samples of tid 0, said once
 }
 
 // ExitError is the run's verdict when it fails: the exit status and why.

@@ -15,6 +15,22 @@ type offCPU struct {
 	cpuOnly int              // shares left out of a --weight=cpu profile
 }
 
+// idleSamples counts the samples of tid 0 that an output keeps: perf
+// samples an idle CPU as the idle task (swapper), whose CPU time no
+// thread waits for: wall time 0, which a warning says.
+type idleSamples struct {
+	samples int
+	period  uint64
+}
+
+func (c idleSamples) warning(timeBased bool) string {
+	weight := fmt.Sprintf("a weight of %d", c.period)
+	if timeBased {
+		weight = fmt.Sprintf("%.3f s", float64(c.period)/1e9)
+	}
+	return fmt.Sprintf("%d sample(s) of tid 0 (the idle task, swapper: CPUs with nothing to run) count in CPU time (%s) with wall time 0: no thread waits on an idle CPU; --tids=1- leaves them out", c.samples, weight)
+}
+
 // take hands the samples the model released to the outputs, cut to the
 // time window and filtered.
 func (r *Run) take(ws []state.Weighted) {
@@ -73,6 +89,10 @@ func (r *Run) takeCPU(w *state.Weighted) {
 		wall = float64(w.Period) / w.Par // estimated parallelism is fractional
 	case w.Parallelism > 0:
 		wall = float64(w.Period) / float64(w.Parallelism)
+	}
+	if w.TID == 0 {
+		r.idle.samples++
+		r.idle.period += w.Period
 	}
 	r.spin.note(w, wall)
 	r.short.note(w.Ref, wall)
@@ -182,6 +202,9 @@ func (r *Run) outWarnings() []string {
 	}
 	if r.off.dropped > 0 {
 		ws = append(ws, fmt.Sprintf("--off-cpu: the profiled event %s does not count nanoseconds, so off-CPU time (%d shares) cannot be added to it; record with -e cpu-clock", r.sel.event, r.off.dropped))
+	}
+	if r.idle.samples > 0 && !r.cpuWeighted() {
+		ws = append(ws, r.idle.warning(r.sel.timeBased))
 	}
 	if w := r.spin.warning(r.sel.format); w != "" {
 		ws = append(ws, w)
