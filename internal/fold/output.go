@@ -13,7 +13,20 @@ import (
 func (r *Run) Write(w io.Writer) error {
 	end := r.end(r.warnings)
 	end.Summary.Unicode = fileio.IsTerminal(w)
-	return r.out.WriteTo(w, end)
+	if err := r.out.WriteTo(w, end); err != nil {
+		return err
+	}
+	return r.verdict()
+}
+
+// verdict is the run's error once its output is written: nil, or the
+// input's truncation (an error with an exit status: -o FILE then leaves
+// FILE as it was, stdout has the profile of what was read).
+func (r *Run) verdict() error {
+	if r.truncated != nil {
+		return r.truncated
+	}
+	return nil
 }
 
 // WriteEach writes one pprof profile per --split window that has samples,
@@ -23,7 +36,10 @@ func (r *Run) WriteEach(open func(win int, write func(io.Writer) error) error) e
 	if !ok {
 		return &ExitError{2, "--split needs -f pprof"}
 	}
-	return sw.WriteEach(r.end(r.warnings), open)
+	if err := sw.WriteEach(r.end(r.warnings), open); err != nil {
+		return err
+	}
+	return r.verdict()
 }
 
 // Stream reads the trace while it writes a streamed format (the
@@ -40,7 +56,10 @@ func (r *Run) Stream(w io.Writer) error {
 	if err := r.Read(); err != nil {
 		return err
 	}
-	return tl.WriteTo(w, r.end(r.warnings))
+	if err := tl.WriteTo(w, r.end(r.warnings)); err != nil {
+		return err
+	}
+	return r.verdict()
 }
 
 // Scope is the scope the model decided (after Read).

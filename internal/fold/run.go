@@ -1,7 +1,9 @@
 package fold
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/wallfold/wallfold/emit"
 	"github.com/wallfold/wallfold/internal/fileio"
@@ -26,13 +28,21 @@ type Run struct {
 	spin   *spinDetector  // nil: --spin=none
 	short  shortStacks    // stacks cut by the unwinder
 	// splitWhole: a --time window the model's splits could not cut.
-	splitWhole    bool
-	warnings      []string
+	splitWhole bool
+	verdictParts
 	timelineBegun bool
 	sample        emit.Sample // what take hands the writers, reused
 	names         threadNames // ":TID" comms named
 	wake          wakeups     // wakeup samples, their wakers
 	idle          idleSamples // samples of tid 0, said once
+}
+
+// verdictParts is what the run says once the input has ended.
+type verdictParts struct {
+	warnings []string
+	// truncated: the input ended early (a truncated gzip). What was read
+	// is a profile of its own: written, then this is the exit status.
+	truncated *ExitError
 }
 
 // ExitError is the run's verdict when it fails: the exit status and why.
@@ -84,25 +94,30 @@ func New(cfg Config, in Input) (*Run, error) {
 // *ExitError when it failed, else its warnings (and the --summary) on
 // Config.Stderr.
 func (r *Run) Read() error {
-	reader := parse.NewReader(r.in.R, r.in.Name)
+	in := &countingReader{r: r.in.R}
+	reader := parse.NewReader(in, r.in.Name)
 	if r.in.Stdin {
-		reader = parse.NewSequentialReader(r.in.R, r.in.Name)
+		reader = parse.NewSequentialReader(in, r.in.Name)
 	}
 	strictErr := r.scan(reader)
-	if err := reader.Err(); err != nil {
-		return &ExitError{2, fmt.Sprintf("%s: %v", r.in.Name, err)}
+	var partial *ExitError
+	if err := reader.Err(); errors.Is(err, io.ErrUnexpectedEOF) {
+		// Only a gzip stream ends unexpectedly (a file or pipe just ends).
+		partial = &ExitError{2, fmt.Sprintf("%s: gzip: unexpected end of file after %d bytes of text: the file is truncated", r.in.Name, in.n)}
+	} else if err != nil {
+		return &ExitError{Code: 2, Msg: fmt.Sprintf("%s: %v", r.in.Name, err)}
 	}
 	if strictErr != nil {
-		return &ExitError{1, strictErr.Error()}
+		return &ExitError{Code: 1, Msg: strictErr.Error()}
 	}
 	if err := reader.NotPerfScript(); err != nil {
-		return &ExitError{1, err.Error()}
+		return &ExitError{Code: 1, Msg: err.Error()}
 	}
 	if err := r.fields.Err(r.cfg.Strict); err != nil {
-		return &ExitError{1, err.Error()}
+		return &ExitError{Code: 1, Msg: err.Error()}
 	}
 	if r.cfg.Strict && reader.Empty() {
-		return &ExitError{1, "empty input (--strict): " + parse.HowToConvert()}
+		return &ExitError{Code: 1, Msg: "empty input (--strict): " + parse.HowToConvert()}
 	}
 	r.warnings = append(append(append(reader.Warnings(), r.fields.Warnings()...), r.outWarnings()...), r.model.Warnings()...)
 	if !r.cfg.Quiet && r.cfg.Output.Format != emit.Summary { // the summary carries them
@@ -114,9 +129,24 @@ func (r *Run) Read() error {
 		// The warnings are on stderr already, just above.
 		end := r.end(nil)
 		end.Summary.Unicode = fileio.IsTerminal(r.cfg.Stderr)
-		return r.sum.WriteTo(r.cfg.Stderr, r.out, end)
+		if err := r.sum.WriteTo(r.cfg.Stderr, r.out, end); err != nil {
+			return err
+		}
 	}
+	r.truncated = partial
 	return nil
+}
+
+// countingReader counts the bytes read through it, for messages.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // scan is the loop: each record to the model (a sample's stack interned
