@@ -1,5 +1,7 @@
 package state
 
+import "maps"
+
 // This file holds the tracker's setup and state: its threads, and the
 // groups they count in.
 
@@ -143,6 +145,7 @@ type tracker struct {
 	ehead   int
 	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
 	dead    []deadThread // exited threads, to forget later
+	reaped  int          // threads forgotten since the maps were last remade
 
 	lossTrack  // losses of records (lost.go)
 	stallTrack // the time nothing was printed (stall.go)
@@ -358,6 +361,7 @@ func (t *tracker) reap() {
 			t.runOff(th, t.now, offGone) // preempted after its EXIT, never back
 		}
 		delete(t.threads, d.tid)
+		t.reaped++
 		if p, ok := t.pidOf[d.tid]; ok && p == th.pid {
 			delete(t.pidOf, d.tid)
 		}
@@ -374,7 +378,19 @@ func (t *tracker) reap() {
 	if cap(t.dead) > 1024 && len(t.dead) < cap(t.dead)/4 {
 		t.dead = append([]deadThread(nil), t.dead...)
 	}
+	if t.reaped > minRemade && t.reaped > len(t.threads) {
+		// A Go map keeps its largest size's buckets after deletes: remade,
+		// its memory follows the live threads (a million exited threads
+		// kept some 150 bytes each).
+		t.threads, t.pidOf, t.groups = maps.Clone(t.threads), maps.Clone(t.pidOf), maps.Clone(t.groups)
+		t.reaped = 0
+	}
 }
+
+// minRemade is how many threads are forgotten before reap remakes the
+// maps (a copy of the live ones), so that their copying costs nothing
+// much per thread.
+const minRemade = 1 << 12
 
 type deadThread struct {
 	tid int

@@ -46,8 +46,9 @@ type threadName struct {
 const (
 	// keepAfterExit is how long (trace time) a thread's name outlives its
 	// EXIT: its records after it come within milliseconds; records in
-	// perf's flush order may lag by tens of ms.
-	keepAfterExit = 10e9
+	// perf's flush order may lag by tens of ms. 1 s, as long as the model
+	// keeps an exited thread (state's reapDelay).
+	keepAfterExit = 1e9
 	namesMinLimit = 1 << 12
 	maxCPUs       = 1 << 16 // a larger CPU column is no CPU: not followed
 	recentSlots   = 1 << 10
@@ -160,11 +161,15 @@ func (n *threadNames) born(tid int, name []byte) {
 // prune forgets the threads that exited long enough ago, and lets the
 // table grow to twice what is left before it looks again.
 func (n *threadNames) prune() {
+	// Copied rather than deleted from: a Go map keeps its largest size's
+	// buckets, and memory is to follow the live threads.
+	live := make(map[int]threadName, len(n.byTID)/2)
 	for tid, e := range n.byTID {
-		if e.gone && n.now-e.exited > keepAfterExit {
-			delete(n.byTID, tid)
+		if !e.gone || n.now-e.exited <= keepAfterExit {
+			live[tid] = e
 		}
 	}
+	n.byTID = live
 	n.recent = [recentSlots]recentName{}
 	n.limit = max(namesMinLimit, 2*len(n.byTID))
 }
