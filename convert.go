@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -100,6 +102,20 @@ type FilterFlags struct {
 	TIDs             fold.IntList    `name:"tids" placeholder:"LIST" help:"Keep samples of these threads only."`
 	Time             fold.TimeWindow `placeholder:"START,END" help:"Keep samples in this window: trace seconds (123.4,125) or percent of the span (10%,20%); either end may be empty."`
 	ParallelismFrame bool            `help:"Add the parallelism as the root frame ([parallelism 2]) of folded stacks."`
+}
+
+// Validate names the flag that is wrong (kong calls it after parsing;
+// exit 2): --split's length, then its format, then its output.
+func (c *ConvertCmd) Validate() error {
+	switch {
+	case c.Split < 0:
+		return fmt.Errorf("--split=%v: a window's length must be positive (e.g. --split=10s)", c.Split)
+	case c.Split > 0 && c.Format != emit.Pprof:
+		return fmt.Errorf("--split writes one pprof profile per window: it needs -f pprof (not -f %s)", c.Format)
+	case c.Split > 0 && (c.Output == "" || c.Output == "-"):
+		return errors.New("--split writes one pprof profile per window, each to its own file: it needs -o FILE (FILE.pb.gz becomes FILE-000.pb.gz, FILE-001.pb.gz, ...)")
+	}
+	return nil
 }
 
 func (c *ConvertCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {

@@ -226,9 +226,18 @@ func TestPprofSplit(t *testing.T) {
 	if sum[0] != want[0] || sum[1] != want[1] || math.Abs(float64(sum[2]-want[2])) > float64(len(whole.Sample)) {
 		t.Errorf("windows sum to %v, the whole profile is %v", sum, want)
 	}
-	for _, args := range [][]string{{"--split=1s", path}, {"--split=1s", "-f", "pprof", path}, {"--split=-1s", "-f", "pprof", "-o", out, path}} {
-		if _, stderr, code := wallfold(t, args...); code != 2 || !strings.Contains(stderr, "--split") {
-			t.Errorf("%v: exit %d, %q", args, code, stderr)
+	// Each message names what is wrong (--split=-1s with -f pprof -o FILE
+	// said it needed -f pprof and -o FILE).
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--split=1s", "-o", out, path}, "it needs -f pprof (not -f folded)"},
+		{[]string{"--split=1s", "-f", "pprof", path}, "it needs -o FILE"},
+		{[]string{"--split=-1s", "-f", "pprof", "-o", out, path}, "--split=-1s: a window's length must be positive"},
+	} {
+		if _, stderr, code := wallfold(t, tt.args...); code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "needs") > 1 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
 }
