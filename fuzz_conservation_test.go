@@ -13,9 +13,9 @@ import (
 // and pick a recording style; the generator says what ran when.
 //   - cpu: the --weight=cpu total is the sum of the printed samples'
 //     periods;
-//   - wall: no group's wall time is over its time with a thread on CPU by
-//     more than a sample (allowing for the style's clock skew), nor over
-//     the trace's span.
+//   - wall: no group's wall time is over the trace's span, nor, with
+//     switch records, over its time with a thread on CPU by more than a
+//     sample (allowing for the style's clock skew).
 func FuzzConservation(f *testing.F) {
 	f.Add(uint64(1), uint8(2), uint8(1), uint8(3), uint8(50), uint16(2000), uint16(1000), uint8(0))
 	f.Add(uint64(7), uint8(4), uint8(3), uint8(9), uint8(200), uint16(300), uint16(5000), uint8(4))
@@ -41,7 +41,12 @@ func FuzzConservation(f *testing.F) {
 			}
 		}
 		res := runOnText(t, text, st, v.stdin)
-		if c := compareToTruth(tr, res); c.consStrictBig > 0 {
+		// Without switch records the parallelism is estimated from the
+		// samples' density, and a small group can go over its time on CPU
+		// (found here: +48 % for a process of a 29 ms trace with a loss,
+		// seed 595, style "no switch, loss at a sample"): the span alone
+		// bounds it.
+		if c := compareToTruth(tr, res); st.Switches && c.consStrictBig > 0 {
 			t.Fatalf("%s: %d of %d groups over their time on CPU by more than a sample (worst %+.1f %%)", v.name, c.consStrictBig, c.groups, c.consWorst)
 		}
 		for g, wall := range res.byProc {
