@@ -64,6 +64,7 @@ FUZZTIME ?= 3m
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./parse
 	$(GO) test -run '^$$' -fuzz '^FuzzPipeline$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s .
+	$(GO) test -run '^$$' -fuzz '^FuzzConservation$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s .
 
 # Opt-in: Debian's PostgreSQL in a temp dir under pgbench, recorded with
 # every switch-out's stack; the backends' wall per transaction against
