@@ -14,8 +14,8 @@ import (
 //   - cpu: the --weight=cpu total is the sum of the printed samples'
 //     periods;
 //   - wall: no group's wall time is over the trace's span, nor, with
-//     switch records, over its time with a thread on CPU by more than a
-//     sample (allowing for the style's clock skew).
+//     switch records and no loss, over its time with a thread on CPU by
+//     more than a sample (allowing for the style's clock skew).
 func FuzzConservation(f *testing.F) {
 	f.Add(uint64(1), uint8(2), uint8(1), uint8(3), uint8(50), uint16(2000), uint16(1000), uint8(0))
 	f.Add(uint64(7), uint8(4), uint8(3), uint8(9), uint8(200), uint16(300), uint16(5000), uint8(4))
@@ -42,15 +42,20 @@ func FuzzConservation(f *testing.F) {
 		}
 		res := runOnText(t, text, st, v.stdin)
 		// Without switch records the parallelism is estimated from the
-		// samples' density, and a small group can go over its time on CPU
-		// (found here: +48 % for a process of a 29 ms trace with a loss,
-		// seed 595, style "no switch, loss at a sample"): the span alone
-		// bounds it.
-		if c := compareToTruth(tr, res); st.Switches && c.consStrictBig > 0 {
+		// samples' density, and across a loss the records are missing: a
+		// small group can then go over its time on CPU (found here: +48 %
+		// for a process of a 29 ms trace, seed 595, "no switch, loss at a
+		// sample"; +22 %, seed 430, "loss at a sample"), and the span
+		// alone bounds it.
+		exact := st.Switches && st.Loss == gentrace.NoLoss
+		if c := compareToTruth(tr, res); exact && c.consStrictBig > 0 {
 			t.Fatalf("%s: %d of %d groups over their time on CPU by more than a sample (worst %+.1f %%)", v.name, c.consStrictBig, c.groups, c.consWorst)
 		}
+		// Each thread's first sample may stand for a period before the
+		// first record: a period per thread over the span at most.
+		slack := float64(gentrace.Period * len(w.Threads))
 		for g, wall := range res.byProc {
-			if wall > float64(tr.Span)*1.001+gentrace.Period {
+			if wall > float64(tr.Span)*1.001+slack {
 				t.Fatalf("%s: group %s has %.0f ns of wall time in a trace of %d ns", v.name, g, wall, tr.Span)
 			}
 		}

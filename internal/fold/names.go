@@ -161,15 +161,30 @@ func (n *threadNames) born(tid int, name []byte) {
 // prune forgets the threads that exited long enough ago, and lets the
 // table grow to twice what is left before it looks again.
 func (n *threadNames) prune() {
-	// Copied rather than deleted from: a Go map keeps its largest size's
-	// buckets, and memory is to follow the live threads.
-	live := make(map[int]threadName, len(n.byTID)/2)
-	for tid, e := range n.byTID {
-		if !e.gone || n.now-e.exited <= keepAfterExit {
-			live[tid] = e
+	old := 0
+	for _, e := range n.byTID {
+		if e.gone && n.now-e.exited > keepAfterExit {
+			old++
 		}
 	}
-	n.byTID = live
+	if 2*old >= len(n.byTID) {
+		// Most go: copied rather than deleted from, since a Go map keeps
+		// its largest size's buckets, and memory is to follow the live
+		// threads. (Copying a map most of which stays would double it.)
+		live := make(map[int]threadName, len(n.byTID)-old)
+		for tid, e := range n.byTID {
+			if !e.gone || n.now-e.exited <= keepAfterExit {
+				live[tid] = e
+			}
+		}
+		n.byTID = live
+	} else if old > 0 {
+		for tid, e := range n.byTID {
+			if e.gone && n.now-e.exited > keepAfterExit {
+				delete(n.byTID, tid)
+			}
+		}
+	}
 	n.recent = [recentSlots]recentName{}
 	n.limit = max(namesMinLimit, 2*len(n.byTID))
 }
