@@ -31,7 +31,7 @@ func TestHostileInputs(t *testing.T) {
 		{"CRLF", strings.ReplaceAll(goodSample, "\n", "\r\n"), []string{"--weight=cpu"}, 0, nil, "phases;serial_phase;spin_for 1001001\n", ""},
 		{"bare CR", strings.ReplaceAll(goodSample, "\n", "\r"), []string{"--weight=cpu"}, 0, nil, "phases;serial_phase;spin_for 1001001\n", ""},
 		{"20 MB symbol", "c 1 1.0: 5 cpu-clock:\n\t1 " + long + " (/x)\n\n" + goodSample, []string{"--weight=cpu"}, 0, []string{":2: line of 20971528 bytes, over the limit"}, "phases;serial_phase;spin_for 1001001\n", ""},
-		{"20 MB of NULs", strings.Repeat("\x00", 20<<20), nil, 1, []string{"line 1: line of 20971520 bytes, over the limit", "no line ends"}, "", ""},
+		{"20 MB of NULs", strings.Repeat("\x00", 20<<20), nil, 1, []string{"line 1: line of 20971520 bytes, over the limit", "without line ends"}, "", ""},
 		{"2 MB symbol", "c 1 1.0: 5 cpu-clock:\n\t1 " + long[:2<<20] + " (/x)\n\n", []string{"--weight=cpu"}, 0, nil, "c;" + long[:2<<20] + " 5\n", ""},
 		{"NUL and invalid UTF-8", "c\x00 1 1.0: 5 cpu-clock:\n\t1 f\xff\xfe\x00g (/x)\n\n", []string{"--weight=cpu"}, 0, nil, "*", " 5\n"},
 		{"negative period", "c 1 1.0: -5 cpu-clock:\n\t1 f (/x)\n\n" + goodSample, []string{"--weight=cpu"}, 0, []string{"skipped"}, "*", "spin_for 1001001\n"},

@@ -29,8 +29,8 @@ func (r *Reader) NotPerfScript() error {
 		return nil
 	}
 	e := r.errs[0]
-	if e.TooLong {
-		return fmt.Errorf("%s: no perf records in %d line(s); line %d: %s (binary data, or no line ends?); %s", e.FileName, r.Lines(), e.Line, e.Msg, howToConvert)
+	if e.OverLimit {
+		return fmt.Errorf("%s: no perf records in %d line(s); line %d: %s (binary data, a file without line ends, or a corrupt trace?); %s", e.FileName, r.Lines(), e.Line, e.Msg, howToConvert)
 	}
 	what := "it is not perf script text"
 	if looksFolded(e.Text) {

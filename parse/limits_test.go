@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"io"
 	"reflect"
 	"runtime"
@@ -92,6 +93,33 @@ func TestReaderPidOutOfRange(t *testing.T) {
 	for _, e := range res.errs {
 		if !strings.Contains(e.Msg, "out of range") {
 			t.Errorf("error %q does not say out of range", e.Msg)
+		}
+	}
+}
+
+// A stack of more than MaxSampleFrames frames is an error at the frame
+// over the bound, its sample dropped with the rest of its stack, the
+// next sample read: one endless sample took all memory.
+func TestReaderSampleOverFrames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a 1  1.000000:          1 cycles: \n")
+	for i := 0; i < MaxSampleFrames+10; i++ {
+		fmt.Fprintf(&b, "\t    %x f%d (/bin/a)\n", i, i%3) // some in the frame table, some not
+	}
+	b.WriteString("\na 1  2.000000:          1 cycles: \n\t    7f44 main (/bin/a)\n\n")
+	next := MaxSampleFrames + 10 + 3
+	for _, concurrent := range []bool{false, true} {
+		r := newReader(strings.NewReader(b.String()), "t.txt", concurrent)
+		var lines, errLines []int
+		for r.Scan() {
+			if rec := r.Record(); rec.Kind == KindError {
+				errLines = append(errLines, rec.Line)
+			} else {
+				lines = append(lines, rec.Line)
+			}
+		}
+		if len(lines) != 1 || lines[0] != next || len(errLines) != 1 || errLines[0] != MaxSampleFrames+2 {
+			t.Errorf("concurrent %v: records at lines %v, errors at %v; want [%d], [%d]", concurrent, lines, errLines, next, MaxSampleFrames+2)
 		}
 	}
 }

@@ -194,7 +194,7 @@ func (p *lineParser) scan() bool {
 				p.sampleBad, dropped = true, "; the sample it belongs to is dropped"
 			}
 			p.syntaxError(line, fmt.Sprintf("line of %d bytes, over the limit of %d bytes (perf's longest, stack lines with C++ symbols, are some KB): not read%s", p.long.over, MaxLineBytes, dropped))
-			p.rec.Err.TooLong = true
+			p.rec.Err.OverLimit = true
 			return true
 		}
 		if isBlank(line) {
@@ -363,6 +363,16 @@ func (p *lineParser) header(line []byte) bool {
 // stackLine adds a frame to the sample; it returns true when the line is
 // bad (the current record is then the error).
 func (p *lineParser) stackLine(line []byte) bool {
+	if p.tooDeep() {
+		p.syntaxError(line, fmt.Sprintf("a stack of over %d frames or %d MiB (perf's callchains have at most kernel.perf_event_max_stack frames, 127 by default, and their inlined ones): a corrupt or endless sample; it is dropped", MaxSampleFrames, maxSampleBytes>>20))
+		p.rec.Err.OverLimit, p.sampleBad = true, true
+		if p.keep {
+			p.refs = p.refs[:p.refStart]
+		} else {
+			p.frames = p.frames[:0]
+		}
+		return true
+	}
 	t := p.tab
 	id, ok := t.ids[string(line)]
 	if !ok && t.takes(line) {
@@ -411,6 +421,25 @@ func (p *lineParser) stackLine(line []byte) bool {
 	}
 	p.addFrame(f)
 	return false
+}
+
+// MaxSampleFrames and maxSampleBytes bound a sample's stack, so that one
+// endless sample (a header, then stack lines without end) cannot take
+// all memory: 128 Ki frames is a thousand times perf's default depth.
+const (
+	MaxSampleFrames = 1 << 17
+	maxSampleBytes  = 64 << 20
+)
+
+// tooDeep reports a sample whose stack so far is at a bound. The arena
+// holds the sample's header and frames not in the table (in a
+// concurrent reader, a batch's records before it too: at most a batch).
+func (p *lineParser) tooDeep() bool {
+	n := len(p.frames)
+	if p.keep {
+		n = len(p.refs) - p.refStart
+	}
+	return n >= MaxSampleFrames || len(p.arena) > maxSampleBytes
 }
 
 // addFrame appends a frame that is not in the table.

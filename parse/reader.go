@@ -14,9 +14,9 @@ type SyntaxError struct {
 	Line     int
 	Msg      string
 	Text     string // the line, cut to a readable length
-	// TooLong: the line is over MaxLineBytes (its text is not a line of
-	// anything: say so rather than quote it).
-	TooLong bool
+	// OverLimit: the line is over MaxLineBytes, or its sample's stack
+	// over MaxSampleFrames (say so rather than quote the line).
+	OverLimit bool
 }
 
 func (e *SyntaxError) Error() string {
