@@ -24,11 +24,11 @@ type idleSamples struct {
 }
 
 func (c idleSamples) warning(timeBased bool) string {
-	weight := fmt.Sprintf("a weight of %d", c.period)
-	if timeBased {
-		weight = fmt.Sprintf("%.3f s", float64(c.period)/1e9)
+	weight := fmt.Sprintf("CPU time (%.3f s)", float64(c.period)/1e9)
+	if !timeBased {
+		weight = fmt.Sprintf("CPU (a weight of %d in the event's count)", c.period)
 	}
-	return fmt.Sprintf("%d sample(s) of tid 0 (the idle task, swapper: CPUs with nothing to run) count in CPU time (%s) with wall time 0: no thread waits on an idle CPU; --tids=1- leaves them out", c.samples, weight)
+	return fmt.Sprintf("%d sample(s) of tid 0 (the idle task, swapper: CPUs with nothing to run) count in %s with wall time 0: no thread waits on an idle CPU; --tids=1- leaves them out", c.samples, weight)
 }
 
 // take hands the samples the model released to the outputs, cut to the
