@@ -140,9 +140,6 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 		return &fileio.Error{Msg: err.Error()}
 	}
 	defer in.Close()
-	if cfg.Split < 0 || (cfg.Split > 0 && (cfg.Output.Format != emit.Pprof || out == "" || out == "-")) {
-		return &fold.ExitError{Code: 2, Msg: "--split=DURATION writes one pprof profile per window: it needs -f pprof and -o FILE (FILE.pb.gz becomes FILE-000.pb.gz, FILE-001.pb.gz, ...)"}
-	}
 	input := fold.Input{R: in.R, Name: in.Name, Stdin: in.Stdin}
 	if in.Regular() {
 		input.Tasks, input.LastTime = in.Tasks, in.LastTime
