@@ -66,7 +66,7 @@ type ConvertCmd struct {
 	Event   string        `help:"Use samples of this event (default: the first event seen; sched:sched_switch samples are block stacks for --off-cpu)."`
 	OffCPU  bool          `name:"off-cpu" help:"Add the time when no thread of a group runs, under a leaf frame [blocked] or [runnable] at the stack where each went off CPU: divided among its runnable threads while some wait for a CPU (preempted, new, woken), else among its blocked ones, so that the totals equal the summary's runnable and blocked; and (per-task recordings) the time on CPU no sample covers under [unsampled]: the totals then equal the span (pprof: wall only, labels state and waker)."`
 	Spin    fold.SpinRule `placeholder:"REGEX|none" help:"Spin-waits: samples whose innermost user frame matches REGEX (Go syntax; default: a built-in list of sched_yield, OpenBLAS, OpenMP and pthread spin waits) are threads burning a CPU while they wait: they do not count in the others' parallelism and weigh nothing in wall time while a thread of their group works. none: count spinning as work."`
-	Tree    string        `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs."`
+	Tree    string        `placeholder:"PID|COMM" help:"Count the threads of this process and all its descendants as one group (a build under perf record -a); COMM: the first process with that name. Other processes only take CPUs. Not with an explicit --scope=process or thread."`
 	Top     int           `placeholder:"N" help:"Summary: show this many groups in full (default 4); -f top: this many rows (default 25)."`
 
 	PprofFlags  `embed:""`
