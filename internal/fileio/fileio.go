@@ -148,6 +148,25 @@ func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error
 	return writeReplacing(t.name, t.st, write)
 }
 
+// Check tells, before anything is written, what Write would refuse of
+// path for what it is now (a symlink another user planted, a file the
+// user may not write): `wallfold record` asks before its command runs.
+// Other errors (a missing directory) are left to the caller and Write.
+func Check(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	t, err := resolve(path)
+	var fe *Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if err != nil || t.inProc || t.st == nil || !t.st.Mode().IsRegular() {
+		return nil
+	}
+	return mayWrite(path, t.name, t.st)
+}
+
 // writeTo writes to w. An error of write that carries its own exit
 // status (the run's verdict: -f trace reads while it writes) or says
 // that the reader stopped early (EPIPE) is returned as it is; any other

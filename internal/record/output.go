@@ -6,12 +6,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/wallfold/wallfold/internal/fileio"
 )
 
 // CheckOutput tells, before anything is recorded, whether the profile
 // can be written to path (- : stdout): its directory exists and takes a
-// new file (the profile is written beside it and renamed over it). It
-// returns whether a regular file is there to be replaced.
+// new file (the profile is written beside it and renamed over it), and
+// nothing there is what writing would refuse (fileio.Check). It returns
+// whether a file is there to be replaced.
 func CheckOutput(path string) (replaces bool, err error) {
 	if path == "" || path == "-" {
 		return false, nil
@@ -35,5 +38,8 @@ func CheckOutput(path string) (replaces bool, err error) {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return err == nil && st != nil, nil
+	if err := fileio.Check(path); err != nil { // what writing it would refuse
+		return false, &Error{2, err.Error() + "; nothing was recorded"}
+	}
+	return st != nil, nil
 }

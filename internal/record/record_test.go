@@ -250,6 +250,34 @@ func TestCheckOutput(t *testing.T) {
 	}
 }
 
+// What writing the profile would refuse is refused before the command
+// runs too: here a symlink nobody planted in a sticky world-writable
+// directory (the kernel's protected_symlinks), which wallfold record
+// used to follow only when the recording was done.
+func TestCheckOutputPlantedLink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (to plant a link of nobody's)")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "wall.svg")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CheckOutput(link); err == nil || !strings.Contains(err.Error(), "protected_symlinks") || !strings.Contains(err.Error(), "nothing was recorded") {
+		t.Errorf("CheckOutput(%s): %v, want the refusal before recording", link, err)
+	}
+}
+
 // A failure quotes perf's first lines (a usage error, before the option
 // list) and its last (a crash); a short stderr whole.
 func TestTailLines(t *testing.T) {
