@@ -26,7 +26,8 @@
 #   scripts/pg-check.sh     # KEEP=1 keeps the temp dir (perf.data, profiles, logs)
 #
 # Knobs (environment): SCALE=10 CLIENTS=4 SECS=15 (the profiled run),
-# TPS_SECS=10 ROUNDS=5 (the cost runs; ROUNDS=0 skips them), FREQ=999,
+# TPS_SECS=10 ROUNDS=5 (the cost runs; ROUNDS=0 skips them), COST_PARTS=1
+# (the cost of the switch stacks alone and of the wakeups without stacks too), FREQ=999,
 # PER_TASK=1 (perf record -p POSTMASTER instead of -a),
 # PG_BIN (default: the newest /usr/lib/postgresql/*/bin).
 #
@@ -111,6 +112,9 @@ pgbench=("$PG_BIN/pgbench" -h "$tmp" -U postgres)
 plain=(-e cpu-clock -F "$FREQ" -g --switch-events)
 # wallfold record --off-cpu's events: every switch-out and wakeup (-c 1)
 offcpu=(-e "cpu-clock/freq=$FREQ/" -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -c 1 -g --switch-events)
+# its parts (COST_PARTS=1): the switch stacks alone; the wakeups without their stacks
+switchonly=(-e "cpu-clock/freq=$FREQ/" -e sched:sched_switch -c 1 -g --switch-events)
+wakenostack=(-e "cpu-clock/freq=$FREQ/" -e sched:sched_switch -e sched:sched_wakeup/call-graph=no/ -e sched:sched_wakeup_new/call-graph=no/ -c 1 -g --switch-events)
 
 # field FILE PATTERN: the number after PATTERN in pgbench's output
 field() { sed -n "s/^$2 *= *\([0-9.]*\).*/\1/p" "$1" | tail -1; }
@@ -170,13 +174,13 @@ tps_run() {
 	local out=$tmp/tps.out n0 c0 tx i
 	n0=$(pgrep -c -P "$pm" || true)
 	c0=$(reaped_cpu)
-	case $1 in
-	none) waited "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	plain) waited perf record -q -o "$tmp/tps.data" "${plain[@]}" "${target[@]}" -- \
-		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	offcpu) waited perf record -q -o "$tmp/tps.data" "${offcpu[@]}" "${target[@]}" -- \
-		"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1 ;;
-	esac
+	local -n events=$1
+	if [ "$1" = none ]; then
+		waited "${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1
+	else
+		waited perf record -q -o "$tmp/tps.data" "${events[@]}" "${target[@]}" -- \
+			"${pgbench[@]}" -n -c "$CLIENTS" -T "$TPS_SECS" postgres >"$out" 2>&1
+	fi
 	for i in $(seq 50); do
 		[ "$(pgrep -c -P "$pm" || true)" -gt "$n0" ] || break
 		sleep 0.1
@@ -186,12 +190,14 @@ tps_run() {
 }
 if [ "$ROUNDS" -gt 0 ]; then
 	modes=(none plain offcpu)
+	# COST_PARTS=1: also the off-CPU events in parts (what each costs)
+	[ -n "${COST_PARTS:-}" ] && modes+=(switchonly wakenostack)
 	declare -A tps=() cpu=()
 	echo "cost: $ROUNDS rounds of pgbench -n -c $CLIENTS -T $TPS_SECS, tps (the backends' CPU per transaction, ms):"
 	for r in $(seq 0 $((ROUNDS - 1))); do
 		line="  round $((r + 1)):"
-		for i in 0 1 2; do
-			m=${modes[$(((i + r) % 3))]}
+		for i in "${!modes[@]}"; do
+			m=${modes[$(((i + r) % ${#modes[@]}))]}
 			tps_run "$m"
 			v=$(field "$tmp/tps.out" tps)
 			tps[$m]="${tps[$m]:-} $v"
@@ -205,8 +211,8 @@ if [ "$ROUNDS" -gt 0 ]; then
 		med[$m]=$(tr ' ' '\n' <<<"${tps[$m]}" | grep . | median)
 		cmed[$m]=$(tr ' ' '\n' <<<"${cpu[$m]}" | grep . | median)
 	done
-	echo "  medians: none ${med[none]}, plain ${med[plain]}, offcpu ${med[offcpu]} tps"
-	echo "  backends' CPU per transaction, medians: none ${cmed[none]}, plain ${cmed[plain]}, offcpu ${cmed[offcpu]} ms"
+	echo "  medians:$(for m in "${modes[@]}"; do printf ' %s %s' "$m" "${med[$m]}"; done) tps"
+	echo "  backends' CPU per transaction, medians:$(for m in "${modes[@]}"; do printf ' %s %s' "$m" "${cmed[$m]}"; done) ms"
 	ratio=$(awk -v a="${med[offcpu]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
 	pratio=$(awk -v a="${med[plain]}" -v b="${med[none]}" 'BEGIN { printf "%.3f", a / b }')
 	echo "  plain / none = $pratio, offcpu / none = $ratio"
