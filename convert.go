@@ -72,6 +72,7 @@ type ConvertCmd struct {
 	PprofFlags  `embed:""`
 	NameFlags   `embed:""`
 	FilterFlags `embed:""`
+	SVGFlags    `embed:""`
 
 	Strict bool `help:"Make any unparseable line, lost record or record out of time order an error (exit 1) instead of a warning."`
 	Quiet  bool `short:"q" help:"No warnings on stderr."`
@@ -107,6 +108,9 @@ type FilterFlags struct {
 // Validate names the flag that is wrong (kong calls it after parsing;
 // exit 2): --split's length, then its format, then its output.
 func (c *ConvertCmd) Validate() error {
+	if err := c.SVGFlags.validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.Split < 0:
 		return fmt.Errorf("--split=%v: a window's length must be positive (e.g. --split=10s)", c.Split)
@@ -127,7 +131,8 @@ func (c *ConvertCmd) config(stderr io.Writer) fold.Config {
 	return fold.Config{
 		Output: emit.Options{Format: c.Format, Weight: c.Weight, PID: c.PID, TID: c.TID,
 			Names:            emit.NameOptions{Addrs: c.Addrs, Kernel: c.Kernel || c.All, JIT: c.JIT || c.All},
-			ParallelismFrame: c.ParallelismFrame, Labels: c.Labels, Top: c.Top, Merge: c.Merge},
+			ParallelismFrame: c.ParallelismFrame, Labels: c.Labels, Top: c.Top, Merge: c.Merge,
+			SVG: c.SVGFlags.options()},
 		Summary: c.Summary,
 		Event:   c.Event,
 		Filter: fold.Filter{Parallelism: c.Parallelism, PIDs: c.PIDs, TIDs: c.TIDs,

@@ -111,8 +111,9 @@ func TestSVGWidthsAndColours(t *testing.T) {
 	for _, f := range frames {
 		hue[f.name] = f.hue
 	}
-	if hue["serial_phase"] > 60 || hue["parallel_work"] < 150 {
-		t.Errorf("serial_phase hue %.0f (want warm, < 60), parallel_work %.0f (want cool, > 150)", hue["serial_phase"], hue["parallel_work"])
+	// The fixed scale: red (hue 0) at 1 thread, orange (28) at 2.
+	if hue["serial_phase"] > 2 || hue["parallel_work"] < 24 || hue["parallel_work"] > 32 {
+		t.Errorf("serial_phase hue %.0f (want 0, serial red), parallel_work %.0f (want 28, 2 threads' orange)", hue["serial_phase"], hue["parallel_work"])
 	}
 }
 

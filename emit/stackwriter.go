@@ -25,12 +25,17 @@ type stackWriter struct {
 	// learnt, as the pprof pid label has it (see Rooted).
 	noPID    map[uint32][]byte
 	withPIDs map[pidStack]uint32
+	// svg: each stack's wall by parallelism band (ParallelismBand).
+	bands *StackSums
 }
 
 func newStackWriter(o Options) *stackWriter {
 	w := &stackWriter{o: o, stacks: NewStacks(o.Names), offLeaf: make(map[[2]uint32]uint32)}
 	if o.ParallelismFrame {
 		w.parRoot = make(map[[2]uint32]uint32)
+	}
+	if o.Format == SVG {
+		w.bands = &StackSums{K: NumBands}
 	}
 	return w
 }
@@ -63,6 +68,9 @@ func (w *stackWriter) Add(s *Sample) {
 		ref = w.withParFrame(ref, s.Parallelism)
 	}
 	w.totals.Add(ref, s.Period, s.Wall)
+	if w.bands != nil {
+		w.bands.Add(ref, ParallelismBand(s.State, s.Parallelism), s.Wall)
+	}
 }
 
 // Comm is the name of the stack's root frame.
@@ -84,7 +92,9 @@ func (w *stackWriter) WriteTo(out io.Writer, end *End) error {
 	case Top:
 		return WriteTop(out, w.stacks, &w.totals, w.o.Top, end.TimeBased, end.Event)
 	case SVG:
-		return WriteSVG(out, w.stacks, &w.totals, SVGOptions{Weight: w.o.Weight, TimeBased: end.TimeBased, Unit: end.Event})
+		f := w.o.SVG
+		return WriteSVG(out, w.stacks, &w.totals, SVGOptions{Weight: w.o.Weight, TimeBased: end.TimeBased, Unit: end.Event,
+			Title: f.Title, Width: f.Width, MinWidth: f.MinWidth, Reverse: f.Reverse, Sums: w.bands})
 	}
 	return WriteFolded(out, w.stacks, &w.totals, w.o.Weight)
 }

@@ -3,79 +3,151 @@ package emit
 import (
 	"bufio"
 	_ "embed"
-	"fmt"
-	"html"
 	"io"
-	"math"
 	"sort"
 	"strings"
 )
 
 // The SVG flame graph: one self-contained file (no network, no other
 // files), root at the top so that deep stacks start on the first screen,
-// frame widths by wall time (or CPU with --weight=cpu), colours by each
-// frame's average parallelism (its CPU over its wall): serial frames warm,
-// parallel ones cool. A little embedded JavaScript zooms on click, resets,
-// and searches.
+// below a header that holds the title, the buttons and the legend; frame
+// widths by wall time (or CPU with --weight=cpu), colours by a Palette (by
+// default the fixed parallelism scale, ParallelismPalette). A little
+// embedded JavaScript zooms on click, searches (Ctrl-F), and keeps both in
+// the URL's fragment.
 
 //go:embed flame.js
 var flameJS string
 
 // SVG geometry, in px.
 const (
-	svgWidth    = 1200
+	svgWidth    = 1200 // the default width
 	svgFrame    = 17
 	svgMargin   = 10
-	svgHeader   = 54
-	svgLegend   = 28
-	svgMinWidth = 0.3 // narrower frames are not drawn: their time stays in the parent
+	svgLine     = 22  // a header line
+	svgMinWidth = 0.3 // the default: narrower frames are not drawn, their time stays in the parent
 	svgMaxDepth = 512
 )
 
-// flameFrame is a frame of the merged tree of stacks, once complete: its
-// name, depth (0: the "all" root), start and weights.
-type flameFrame struct {
-	name      string
-	depth     int
+// FlameFrame is a frame of the merged tree of stacks, once complete: its
+// name, depth (0: the "all" root), weights, and the sum of its stacks'
+// StackSums (nil without).
+type FlameFrame struct {
+	Name      string
+	Depth     int
+	Wall, CPU float64
+	Sums      []float64
 	x         float64 // weight of what lies before it, in widths' unit
-	wall, cpu float64
 }
 
-// flameFrames walks the merged tree of the stacks without building it:
-// the stacks, sorted by their frame names level by level (the order of
-// the children in the picture), share prefixes exactly where the tree
-// merges them, so a frame is complete when the next stack leaves it.
-// emit gets each frame as it completes (children before their parent);
-// memory is the stack list and one open frame per level.
-func flameFrames(s *Stacks, t *Totals, weight Weight, emit func(*flameFrame)) {
-	ids := make([]uint32, 0, len(t.Wall))
+// flameInput is the stacks in the order of the picture, each as the path
+// of name ids from the root level down.
+type flameInput struct {
+	s     *Stacks
+	t     *Totals
+	sums  *StackSums
+	ids   []uint32
+	paths [][]uint32
+}
+
+// newFlameInput sorts the stacks by their frame names level by level
+// (the order of the children in the picture): sorted so, they share
+// prefixes exactly where the tree merges them. reverse reads each stack
+// leaf first (the callee view).
+func newFlameInput(s *Stacks, t *Totals, sums *StackSums, reverse bool) *flameInput {
+	in := &flameInput{s: s, t: t, sums: sums}
 	for id := range t.Wall {
 		if len(s.Frames(uint32(id))) > 0 && (t.Wall[id] != 0 || t.CPU[id] != 0) {
-			ids = append(ids, uint32(id))
+			in.ids = append(in.ids, uint32(id))
 		}
 	}
-	name := func(id uint32, i int) string { return s.Name(s.Frames(id)[i]) }
-	sort.Slice(ids, func(a, b int) bool {
-		fa, fb := s.Frames(ids[a]), s.Frames(ids[b])
-		for i := 0; i < len(fa) && i < len(fb); i++ {
-			if na, nb := s.Name(fa[i]), s.Name(fb[i]); na != nb {
-				return na < nb
+	in.paths = make([][]uint32, len(in.ids))
+	for k, id := range in.ids {
+		p := s.Frames(id)
+		if reverse {
+			r := make([]uint32, len(p))
+			for i, n := range p {
+				r[len(p)-1-i] = n
 			}
+			p = r
 		}
-		return len(fa) < len(fb)
-	})
-	open := []flameFrame{{name: "all"}}
-	var x float64
-	var prev uint32
-	for k, id := range ids {
-		frames := s.Frames(id)
-		if len(frames) > svgMaxDepth {
-			frames = frames[:svgMaxDepth]
+		if len(p) > svgMaxDepth {
+			p = p[:svgMaxDepth]
 		}
-		common := 0
+		in.paths[k] = p
+	}
+	// Names compared by rank, ranked once: a sort compares two names
+	// many times.
+	byName := make([]uint32, len(s.names))
+	for i := range byName {
+		byName[i] = uint32(i)
+	}
+	sort.Slice(byName, func(a, b int) bool { return s.names[byName[a]] < s.names[byName[b]] })
+	rank := make([]uint32, len(s.names))
+	for r, id := range byName {
+		rank[id] = uint32(r)
+	}
+	sort.Sort(&flameOrder{in, rank})
+	return in
+}
+
+// flameOrder sorts a flameInput's stacks by their paths' names.
+type flameOrder struct {
+	in   *flameInput
+	rank []uint32
+}
+
+func (o *flameOrder) Len() int { return len(o.in.ids) }
+func (o *flameOrder) Swap(a, b int) {
+	o.in.ids[a], o.in.ids[b] = o.in.ids[b], o.in.ids[a]
+	o.in.paths[a], o.in.paths[b] = o.in.paths[b], o.in.paths[a]
+}
+func (o *flameOrder) Less(a, b int) bool {
+	fa, fb := o.in.paths[a], o.in.paths[b]
+	for i := 0; i < len(fa) && i < len(fb); i++ {
+		if fa[i] != fb[i] {
+			return o.rank[fa[i]] < o.rank[fb[i]]
+		}
+	}
+	return len(fa) < len(fb)
+}
+
+// walk visits the merged tree of the stacks without building it: a frame
+// is complete when the next stack leaves it. emit gets each frame as it
+// completes (children before their parent); memory is one open frame per
+// level. The frame and its Sums are reused after emit returns.
+func (in *flameInput) walk(weight Weight, emit func(*FlameFrame)) {
+	k := 0
+	if in.sums != nil {
+		k = in.sums.K
+	}
+	open := []FlameFrame{{Name: "all"}}
+	sumBuf := make([]float64, k)
+	open[0].Sums = sumBuf[:k:k]
+	if k == 0 {
+		open[0].Sums = nil
+	}
+	push := func(f FlameFrame) {
+		d := len(open)
 		if k > 0 {
-			pf := s.Frames(prev)
-			for common < len(frames) && common < len(pf) && common+1 < len(open) && name(id, common) == s.Name(pf[common]) {
+			if len(sumBuf) < (d+1)*k {
+				sumBuf = append(sumBuf, make([]float64, (d+1)*k-len(sumBuf))...)
+				for i := range open { // the buffer moved
+					open[i].Sums = sumBuf[i*k : (i+1)*k : (i+1)*k]
+				}
+			}
+			f.Sums = sumBuf[d*k : (d+1)*k : (d+1)*k]
+			clear(f.Sums)
+		}
+		open = append(open, f)
+	}
+	var x float64
+	for j, id := range in.ids {
+		path := in.paths[j]
+		common := 0
+		if j > 0 {
+			prev := in.paths[j-1]
+			for common < len(path) && common < len(prev) && common+1 < len(open) && path[common] == prev[common] {
 				common++
 			}
 		}
@@ -83,20 +155,23 @@ func flameFrames(s *Stacks, t *Totals, weight Weight, emit func(*flameFrame)) {
 			emit(&open[len(open)-1])
 			open = open[:len(open)-1]
 		}
-		for i := common; i < len(frames); i++ {
-			open = append(open, flameFrame{name: s.Name(frames[i]), depth: i + 1, x: x})
+		for i := common; i < len(path); i++ {
+			push(FlameFrame{Name: in.s.Name(path[i]), Depth: i + 1, x: x})
 		}
-		w, c := t.Wall[id], float64(t.CPU[id])
+		w, c := in.t.Wall[id], float64(in.t.CPU[id])
+		sums := in.sums.of(id)
 		for i := range open {
-			open[i].wall += w
-			open[i].cpu += c
+			open[i].Wall += w
+			open[i].CPU += c
+			for b, v := range sums {
+				open[i].Sums[b] += v
+			}
 		}
 		if weight == CPU {
 			x += c
 		} else {
 			x += w
 		}
-		prev = id
 	}
 	for len(open) > 0 {
 		emit(&open[len(open)-1])
@@ -109,19 +184,25 @@ type SVGOptions struct {
 	Weight    Weight // widths by wall (default) or CPU
 	TimeBased bool   // weights are ns: say seconds
 	Unit      string // other events
-	Title     string
+	Title     string // "" : wallfold: wall time
+	// Width is the picture's (px; 0: 1200), MinWidth the narrowest frame
+	// drawn (px; 0: 0.3).
+	Width, MinWidth float64
+	// Reverse draws each stack leaf first: leaf functions at the root
+	// level, their callers beneath (the callee view).
+	Reverse bool
+	// Sums are numbers per stack for the palette (nil: none); Palette
+	// colours (nil: ParallelismPalette, which reads Sums by band).
+	Sums    *StackSums
+	Palette Palette
 }
 
-// parColor is the fill of a frame of average parallelism par when the
-// most parallel frame has maxPar: red at 1, through yellow and green, to
-// blue at maxPar (log scale).
-func parColor(par, maxPar float64) string {
-	f := 0.0
-	if maxPar > 1 && par > 1 {
-		f = math.Min(1, math.Log(par)/math.Log(maxPar))
-	}
-	hue := 10 + 210*f
-	return fmt.Sprintf("hsl(%.0f,75%%,62%%)", hue)
+// SVGFlags are the flame graph's options that its flags set (emit.Options
+// carries them to WriteSVG).
+type SVGFlags struct {
+	Title           string
+	Width, MinWidth float64
+	Reverse         bool
 }
 
 // WriteSVG writes the flame graph of the folded stacks.
@@ -130,60 +211,70 @@ func WriteSVG(w io.Writer, s *Stacks, t *Totals, o SVGOptions) error {
 	bw := bufio.NewWriter(w)
 	g.writeHead(bw)
 	g.writeFrames(bw)
-	g.writeLegend(bw)
+	g.writeScript(bw)
 	return bw.Flush()
 }
 
 // flameGraph is what drawing a flame graph needs to know before its
 // first frame.
 type flameGraph struct {
-	s *Stacks
-	t *Totals
-	o SVGOptions
+	in *flameInput
+	o  SVGOptions
 	// root is the "all" frame, total its width.
-	root  flameFrame
+	root  FlameFrame
 	total float64
-	// depth is the deepest frame drawn, maxPar the most parallel frame
-	// drawn (the colours' scale).
+	// width is the picture's, minWidth its narrowest frame (px).
+	width, minWidth float64
+	// header is the height above the frames, legend the legend's lines.
+	header int
+	legend []legendLine
+	// depth is the deepest frame drawn.
 	depth  int
-	maxPar float64
 	height int // px
 }
 
-// newFlameGraph walks the frames once for the totals and again for the
-// depth drawn and the most parallel frame drawn; writeFrames walks them a
-// third time, to draw.
+// newFlameGraph sorts the stacks, adds up the root, and walks the frames
+// once for the depth drawn; writeFrames walks them again, to draw.
 func newFlameGraph(s *Stacks, t *Totals, o SVGOptions) *flameGraph {
-	g := &flameGraph{s: s, t: t, o: o, maxPar: 1}
-	flameFrames(s, t, o.Weight, func(f *flameFrame) {
-		if f.depth == 0 {
-			g.root = *f
-		}
-	})
-	g.total = g.width(&g.root)
-	flameFrames(s, t, o.Weight, func(f *flameFrame) {
+	if o.Palette == nil {
+		o.Palette = ParallelismPalette{}
+	}
+	g := &flameGraph{o: o, width: o.Width, minWidth: o.MinWidth}
+	if g.width <= 0 {
+		g.width = svgWidth
+	}
+	if g.minWidth <= 0 {
+		g.minWidth = svgMinWidth
+	}
+	g.in = newFlameInput(s, t, o.Sums, o.Reverse)
+	g.root = FlameFrame{Name: "all"}
+	for _, id := range g.in.ids {
+		g.root.Wall += t.Wall[id]
+		g.root.CPU += float64(t.CPU[id])
+	}
+	g.total = g.weight(&g.root)
+	g.in.walk(o.Weight, func(f *FlameFrame) {
 		if g.drawn(f) {
-			g.depth = max(g.depth, f.depth)
-			if f.wall > 0 {
-				g.maxPar = math.Max(g.maxPar, f.cpu/f.wall)
-			}
+			g.depth = max(g.depth, f.Depth)
 		}
 	})
-	g.height = svgHeader + (g.depth+1)*svgFrame + svgLegend + 2*svgMargin
+	g.legend = layoutLegend(append(o.Palette.Legend(), LegendEntry{Label: "(widths: " + g.what() + " time)"}), g.width)
+	g.header = 2*svgLine + len(g.legend)*svgLine + svgMargin
+	g.height = g.header + (g.depth+1)*svgFrame + 2*svgMargin
 	return g
 }
 
-// width is f's weight: its CPU or its wall.
-func (g *flameGraph) width(f *flameFrame) float64 {
+// weight is f's width in weight: its CPU or its wall.
+func (g *flameGraph) weight(f *FlameFrame) float64 {
 	if g.o.Weight == CPU {
-		return f.cpu
+		return f.CPU
 	}
-	return f.wall
+	return f.Wall
 }
 
 // drawn says whether f is wide enough to draw.
-func (g *flameGraph) drawn(f *flameFrame) bool {
-	return g.total > 0 && g.width(f)/g.total*(svgWidth-2*svgMargin) >= svgMinWidth
+func (g *flameGraph) drawn(f *FlameFrame) bool {
+	return g.total > 0 && g.weight(f) > 0 && g.weight(f)/g.total*(g.width-2*svgMargin) >= g.minWidth
 }
 
 // val formats a weight: seconds, or a count of the event's unit.
@@ -195,86 +286,6 @@ func (g *flameGraph) what() string {
 		return "CPU"
 	}
 	return "wall"
-}
-
-// writeHead writes the SVG element, its style, background, title and
-// buttons.
-func (g *flameGraph) writeHead(bw *bufio.Writer) {
-	height, total := g.height, g.total
-	title := g.o.Title
-	if title == "" {
-		title = "wallfold: " + g.what() + " time"
-	}
-	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" data-total="%g" data-width="%d">
-<style>
-text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
-.f rect { stroke: #fff; stroke-width: 0.5; rx: 2; }
-.f text { pointer-events: none; font-size: 11px; }
-.f:hover rect { stroke: #000; stroke-width: 1; }
-.f.match rect { fill: #e040fb !important; }
-.f.hide { display: none; }
-#details, #matched { font-size: 12px; }
-.button { cursor: pointer; fill: #1565c0; }
-</style>
-<rect x="0" y="0" width="100%%" height="100%%" fill="#f8f8f8"/>
-<text x="%d" y="22" style="font-size:17px">%s</text>
-<text x="%d" y="22" class="button" id="reset">Reset zoom</text>
-<text x="%d" y="22" class="button" id="search">Search</text>
-<text x="%d" y="44" id="details"> </text>
-<text x="%d" y="44" id="matched" text-anchor="end"> </text>
-`, svgWidth, height, svgWidth, height, total, svgWidth-2*svgMargin,
-		svgMargin, html.EscapeString(title), svgWidth-260, svgWidth-120, svgMargin, svgWidth-svgMargin)
-}
-
-// writeFrames writes the frames drawn.
-func (g *flameGraph) writeFrames(bw *bufio.Writer) {
-	total, root, maxPar, drawn, width, val := g.total, g.root, g.maxPar, g.drawn, g.width, g.val
-	// Frames come children first; the page places them by their data.
-	flameFrames(g.s, g.t, g.o.Weight, func(f *flameFrame) {
-		if !drawn(f) {
-			return
-		}
-		wv := width(f)
-		px := wv / total * (svgWidth - 2*svgMargin)
-		par := 0.0
-		if f.wall > 0 {
-			par = f.cpu / f.wall
-		}
-		y := svgHeader + f.depth*svgFrame
-		info := fmt.Sprintf("%s — wall %s (%.2f%%), CPU %s (%.2f%%), parallelism %.2f",
-			svgText(f.name), val(f.wall), pct(f.wall, root.wall), val(f.cpu), pct(f.cpu, root.cpu), par)
-		name := svgText(f.name)
-		label := ""
-		if chars := int(px / 7); chars >= 3 {
-			label = cutRunes(name, chars)
-		}
-		fmt.Fprintf(bw, `<g class="f" data-x="%.9g" data-w="%.9g" data-d="%d" data-n="%s"><title>%s</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>
-`, f.x/total, wv/total, f.depth, html.EscapeString(name), html.EscapeString(info),
-			svgMargin+f.x/total*(svgWidth-2*svgMargin), y, px, svgFrame-1, parColor(par, maxPar),
-			svgMargin+f.x/total*(svgWidth-2*svgMargin)+3, y+svgFrame-5, html.EscapeString(label))
-	})
-}
-
-// writeLegend writes the colours' legend and the script.
-func (g *flameGraph) writeLegend(bw *bufio.Writer) {
-	height, maxPar, what := g.height, g.maxPar, g.what()
-	// The legend: colours by average parallelism.
-	ly := height - svgMargin - 10
-	fmt.Fprintf(bw, `<text x="%d" y="%d">average parallelism:</text>
-`, svgMargin, ly)
-	steps := []float64{1, 1.5, 2, 4, 8, 16, 32, 64, 128, 256}
-	lx := svgMargin + 150
-	for _, p := range steps {
-		if p > maxPar*1.001 && p != 1 {
-			break
-		}
-		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="40" height="14" fill="%s"/><text x="%d" y="%d">%s</text>
-`, lx, ly-11, parColor(p, maxPar), lx+44, ly, strings.TrimSuffix(fmt.Sprintf("%.1f", p), ".0"))
-		lx += 80
-	}
-	fmt.Fprintf(bw, "<text x=\"%d\" y=\"%d\">(serial warm, parallel cool; widths: %s time)</text>\n", lx+10, ly, what)
-	fmt.Fprintf(bw, "<script><![CDATA[\n%s\n]]></script>\n</svg>\n", flameJS)
 }
 
 // svgText makes a frame name fit for XML: valid UTF-8 (perf prints the

@@ -54,6 +54,14 @@ func readFlame(t *testing.T, b []byte) flameDoc {
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
+	// The frames are the groups of class f (the legend is a group too).
+	var frames []flameG
+	for _, g := range doc.Frames {
+		if g.Class == "f" {
+			frames = append(frames, g)
+		}
+	}
+	doc.Frames = frames
 	return doc
 }
 
@@ -135,7 +143,7 @@ func TestSVGKnownFrames(t *testing.T) {
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // TestSVGFrameText: the tooltip's numbers, the colours by parallelism
-// (red at 1, blue at the most parallel frame, log scale between), and a
+// (the fixed scale), and a
 // label cut to the frame's width, names escaped throughout.
 func TestSVGFrameText(t *testing.T) {
 	s, tot := flameStacks()
@@ -156,9 +164,10 @@ func TestSVGFrameText(t *testing.T) {
 	if want := "work — wall 0.600 s (30.00%), CPU 1.200 s (21.43%), parallelism 2.00"; work.Title != want {
 		t.Errorf("work's tooltip %q, want %q", work.Title, want)
 	}
-	// ln 2 / ln 4 of the way from hue 10 to 220: 115.
-	for name, fill := range map[string]string{"work": "hsl(115,75%,62%)", "io": "hsl(10,75%,62%)",
-		"tick": "hsl(220,75%,62%)", tagName: "hsl(10,75%,62%)"} {
+	// The fixed scale: 1 red (hue 0), 2 orange (28), 4 yellow (52),
+	// whatever the most parallel frame of the graph.
+	for name, fill := range map[string]string{"work": "hsl(28,75%,60%)", "io": "hsl(0,75%,60%)",
+		"tick": "hsl(52,75%,60%)", tagName: "hsl(0,75%,60%)"} {
 		if got := byName[name].Rect.Fill; got != fill {
 			t.Errorf("%q: fill %s, want %s", name, got, fill)
 		}

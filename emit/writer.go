@@ -88,6 +88,7 @@ type Options struct {
 	OffCPU           bool        // trace: blocked and runnable stretches
 	Merge            Merge       // summary: groups joined by command
 	Wakers           *WakerNames // pprof: names the waker label's values
+	SVG              SVGFlags    // svg: title, sizes, callee view
 }
 
 // New returns the Writer of o.Format.

@@ -1,0 +1,215 @@
+package emit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/wallfold/wallfold/state"
+)
+
+// Palette is what a flame graph's colours mean: a frame's fill, what its
+// tooltip says after the frame's name, and the legend. The layout (widths,
+// depths, zoom, search) does not depend on it: a differential flame graph
+// draws the same picture with a Palette that reads the frames' Sums (for
+// it, say, the BEFORE profile's wall and CPU per stack) and colours by
+// growth. WriteSVG calls it once per frame drawn.
+type Palette interface {
+	Fill(f *FlameFrame) string
+	Tooltip(f *FlameFrame, g *FlameContext) string
+	Legend() []LegendEntry
+}
+
+// FlameContext is what a tooltip may compare a frame with.
+type FlameContext struct {
+	Root *FlameFrame            // the "all" frame
+	Val  func(x float64) string // a weight for people (seconds, or the event's unit)
+}
+
+// LegendEntry is a swatch and its label, or a heading (Fill "").
+type LegendEntry struct{ Fill, Label string }
+
+// StackSums are K numbers per stack (by the Stacks' id) that the flame
+// graph adds up per frame, as it does wall and CPU: a frame's Sums are
+// those of the stacks beneath it. The parallelism palette keeps wall per
+// parallelism band; another palette, what it needs.
+type StackSums struct {
+	K int
+	V []float64 // stack id*K + k
+}
+
+// Add adds v to the k-th number of stack id.
+func (s *StackSums) Add(id uint32, k int, v float64) {
+	i := int(id)*s.K + k
+	if i >= len(s.V) {
+		s.V = append(s.V, make([]float64, (int(id)+1)*s.K-len(s.V))...)
+	}
+	s.V[i] += v
+}
+
+// of is stack id's numbers (nil when it has none).
+func (s *StackSums) of(id uint32) []float64 {
+	if s == nil || (int(id)+1)*s.K > len(s.V) {
+		return nil
+	}
+	return s.V[int(id)*s.K : (int(id)+1)*s.K]
+}
+
+// The parallelism bands of the fixed scale: a sample's wall goes to the
+// band of the number of its group's threads on CPU with it, off-CPU time
+// to its state's. Doublings, because a step from 1 to 2 threads halves a
+// wait as much as one from 16 to 32 does; 32 and more share the last
+// band, as few machines that wallfold runs on have more cores to fill.
+const (
+	BandBlocked = iota
+	BandRunnable
+	BandSerial // parallelism 1 (and the rare 0 of an on-CPU sample)
+	Band2
+	Band3to4
+	Band5to8
+	Band9to16
+	Band17to32
+	Band33Up
+	NumBands
+)
+
+// ParallelismBand is the band of a sample of state st at parallelism par.
+func ParallelismBand(st state.State, par int) int {
+	switch {
+	case st == state.Blocked:
+		return BandBlocked
+	case st == state.Runnable:
+		return BandRunnable
+	case par <= 1:
+		return BandSerial
+	case par > 32:
+		return Band33Up
+	}
+	// 2 -> Band2, 3-4 -> Band3to4, 5-8 -> Band5to8, ...
+	b := BandSerial
+	for n := 1; n < par; n *= 2 {
+		b++
+	}
+	return b
+}
+
+var bandNames = [NumBands]string{"blocked", "runnable", "1", "2", "3-4", "5-8", "9-16", "17-32", "33+"}
+
+// The fixed scale: average parallelism 1, 2, 4, 8, 16 and 32 or more at
+// these hues (red, orange, yellow, green, cyan, blue), log2 between them.
+// Hues are spaced by eye, not evenly: yellow and green are wide bands of
+// the hue circle where evenly spaced stops look alike.
+var parHues = [...]float64{0, 28, 52, 120, 180, 228}
+
+// MaxScaleParallelism is the scale's end: more parallel frames are blue.
+const MaxScaleParallelism = 32
+
+// ParallelismFill is the fill of average parallelism par on the fixed
+// scale, the same in every file: below 1 is 1, above 32 is 32.
+func ParallelismFill(par float64) string {
+	l := math.Log2(math.Min(math.Max(par, 1), MaxScaleParallelism))
+	i := int(l)
+	hue := parHues[len(parHues)-1]
+	if i < len(parHues)-1 {
+		hue = parHues[i] + (parHues[i+1]-parHues[i])*(l-float64(i))
+	}
+	return fmt.Sprintf("hsl(%.0f,75%%,60%%)", hue)
+}
+
+// Off-CPU frames are greys, which no parallelism colour is (all are 75 %
+// saturated): light for blocked (waiting on something else), darker for
+// runnable (waiting for a CPU), darkest for spinning (on a CPU, waiting).
+const (
+	BlockedFill  = "hsl(0,0%,80%)"
+	RunnableFill = "hsl(0,0%,62%)"
+	SpinningFill = "hsl(0,0%,46%)"
+)
+
+// offCPUFills are the fills of the frames that name a state. wallfold
+// draws no [spinning] frame yet (spin-waits keep their function's name):
+// its grey is kept for when it does.
+var offCPUFills = map[string]string{"[blocked]": BlockedFill, "[runnable]": RunnableFill, "[spinning]": SpinningFill}
+
+// ParallelismPalette colours by average parallelism on the fixed scale
+// and greys off-CPU time; with Sums by band (NumBands per stack) the
+// parallelism is that of the frame's time on CPU, and the tooltip gives
+// the wall in each band.
+type ParallelismPalette struct{}
+
+// Fill: a state's frame its grey; a frame whose time is all off CPU the
+// grey of the larger state; else the scale's colour of CPU over the wall
+// on CPU.
+func (p ParallelismPalette) Fill(f *FlameFrame) string {
+	if fill, ok := offCPUFills[f.Name]; ok {
+		return fill
+	}
+	on := f.Wall
+	if len(f.Sums) == NumBands {
+		blocked, runnable := f.Sums[BandBlocked], f.Sums[BandRunnable]
+		on -= blocked + runnable
+		if f.CPU == 0 && on <= 1e-9*f.Wall && blocked+runnable > 0 {
+			if runnable > blocked {
+				return RunnableFill
+			}
+			return BlockedFill
+		}
+	}
+	if on <= 0 {
+		return ParallelismFill(1)
+	}
+	return ParallelismFill(f.CPU / on)
+}
+
+// Tooltip: wall and CPU with their shares of the whole, the average
+// parallelism, and the wall in each band that has some.
+func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
+	par := 0.0
+	if f.Wall > 0 {
+		par = f.CPU / f.Wall
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "wall %s (%.2f%%), CPU %s (%.2f%%), parallelism %.2f",
+		g.Val(f.Wall), pct(f.Wall, g.Root.Wall), g.Val(f.CPU), pct(f.CPU, g.Root.CPU), par)
+	if len(f.Sums) != NumBands {
+		return b.String()
+	}
+	// One band: nothing mixed to tell.
+	bands := 0
+	for _, v := range f.Sums {
+		if v > 0 {
+			bands++
+		}
+	}
+	if bands < 2 {
+		return b.String()
+	}
+	sep := "; wall at parallelism "
+	for k := BandSerial; k < NumBands; k++ {
+		if v := f.Sums[k]; v > 0 {
+			fmt.Fprintf(&b, "%s%s: %s (%.0f%%)", sep, bandNames[k], g.Val(v), pct(v, f.Wall))
+			sep = ", "
+		}
+	}
+	if off := f.Sums[BandBlocked] + f.Sums[BandRunnable]; off > 0 && f.Wall > off {
+		fmt.Fprintf(&b, "; on CPU at %.2f", f.CPU/(f.Wall-off))
+	}
+	for k := BandBlocked; k <= BandRunnable; k++ {
+		if v := f.Sums[k]; v > 0 {
+			fmt.Fprintf(&b, "; %s %s (%.0f%%)", bandNames[k], g.Val(v), pct(v, f.Wall))
+		}
+	}
+	return b.String()
+}
+
+// Legend: the scale's six stops, then the greys of blocked and runnable.
+func (p ParallelismPalette) Legend() []LegendEntry {
+	e := []LegendEntry{{Label: "threads on CPU (average):"}}
+	for _, n := range []float64{1, 2, 4, 8, 16, 32} {
+		label := fmt.Sprint(n)
+		if n == MaxScaleParallelism {
+			label += "+"
+		}
+		e = append(e, LegendEntry{ParallelismFill(n), label})
+	}
+	return append(e, LegendEntry{Label: "off CPU:"}, LegendEntry{BlockedFill, "[blocked]"}, LegendEntry{RunnableFill, "[runnable]"})
+}
