@@ -214,3 +214,72 @@ func TestSVGLabelCutsRune(t *testing.T) {
 		t.Errorf("SVG not well-formed: %v", err)
 	}
 }
+
+// Expected: --reverse (the callee view) puts the leaf functions at the
+// root level, each as wide as the time spent in it as a leaf (its self
+// time in the folded stacks), its callers beneath. Observed before: no
+// such flag.
+func TestSVGReverse(t *testing.T) {
+	frames, _, text := readSVG(t, writeSVG(t, "--reverse", trace("phases.txt")))
+	_, self := inclusive(parseFolded(t, mustRun(t, "-q", trace("phases.txt"))))
+	atRoot := map[string]float64{}
+	for _, f := range frames {
+		if f.depth == 1 {
+			atRoot[f.name] = 100 * f.w
+		}
+	}
+	for name, share := range self {
+		if share >= 0.1 && math.Abs(atRoot[name]-share) > 0.01 {
+			t.Errorf("%s: %.2f%% at the root level, want its self time %.2f%%", name, atRoot[name], share)
+		}
+	}
+	if _, ok := atRoot["phases"]; ok || atRoot["spin_for"] < 90 {
+		t.Errorf("root level %v: want the leaves (spin_for above 90%%), not the command", atRoot)
+	}
+	// serial_phase calls spin_for: beneath it, at depth 2.
+	var under bool
+	for _, f := range frames {
+		under = under || (f.depth == 2 && f.name == "serial_phase")
+	}
+	if !under || !strings.Contains(text, "callee view") {
+		t.Errorf("serial_phase at depth 2: %t; title says callee view: %t", under, strings.Contains(text, "callee view"))
+	}
+}
+
+// bandRE reads a tooltip's wall by parallelism band.
+var bandRE = regexp.MustCompile(`(?:wall at parallelism |, )(\d+(?:-\d+|\+)?): ([0-9.]+) s`)
+
+// Expected: a frame whose time is a mix shows the mix: its tooltip gives
+// the wall at each parallelism, and off CPU. phases' root ran 1 s
+// serial_phase alone and 1 s parallel_work on 2 threads (designed);
+// sleepy's serial_phase ran 1 s and slept 1 s. Observed before: one
+// average (1.50), the mix hidden.
+func TestSVGParallelismMix(t *testing.T) {
+	frames, _, _ := readSVG(t, writeSVG(t, trace("phases.txt")))
+	title := map[string]string{}
+	for _, f := range frames {
+		title[f.name] = f.title
+	}
+	bands := map[string]float64{}
+	for _, m := range bandRE.FindAllStringSubmatch(title["phases"], -1) {
+		bands[m[1]], _ = strconv.ParseFloat(m[2], 64)
+	}
+	// Designed 1 s each (within 5 %: the threads start and end); and the
+	// bands hold the frame's wall, 1 and 2 threads its CPU.
+	var wall, cpu float64
+	fmt.Sscanf(title["phases"], "phases — wall %f s (100.00%%), CPU %f s", &wall, &cpu)
+	if math.Abs(bands["1"]-1.0) > 0.05 || math.Abs(bands["2"]-1.0) > 0.05 || wall == 0 ||
+		math.Abs(bands["1"]+bands["2"]-wall) > 0.002 || math.Abs(bands["1"]+2*bands["2"]-cpu) > 0.003 {
+		t.Errorf("phases' tooltip %q: want about 1 s at parallelism 1 and 1 s at 2, adding up to its wall and CPU", title["phases"])
+	}
+	frames, _, _ = readSVG(t, writeSVG(t, "--off-cpu", trace("sleepy.txt")))
+	for _, f := range frames {
+		if f.name != "serial_phase" {
+			continue
+		}
+		m := regexp.MustCompile(`; blocked ([0-9.]+) s \((\d+)%\)`).FindStringSubmatch(f.title)
+		if m == nil || m[1] < "0.99" || m[1] > "1.01" || f.hue != 0 {
+			t.Errorf("sleepy serial_phase: tooltip %q, hue %.0f: want about 1 s blocked, and the red of its serial time on CPU", f.title, f.hue)
+		}
+	}
+}
