@@ -5,7 +5,9 @@ import (
 	_ "embed"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The SVG flame graph: one self-contained file (no network, no other
@@ -278,7 +280,13 @@ func (g *flameGraph) drawn(f *FlameFrame) bool {
 }
 
 // val formats a weight: seconds, or a count of the event's unit.
-func (g *flameGraph) val(x float64) string { return FormatWeight(x, g.o.TimeBased, g.o.Unit) }
+// (FormatWeight's text, without fmt: a tooltip has several).
+func (g *flameGraph) val(x float64) string {
+	if g.o.TimeBased {
+		return string(strconv.AppendFloat(make([]byte, 0, 16), x/1e9, 'f', 3, 64)) + " s"
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64) + " " + g.o.Unit
+}
 
 // what names the time that the widths are.
 func (g *flameGraph) what() string {
@@ -291,6 +299,13 @@ func (g *flameGraph) what() string {
 // svgText makes a frame name fit for XML: valid UTF-8 (perf prints the
 // bytes it finds), no control characters XML forbids.
 func svgText(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		clean = s[i] >= 0x20 || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'
+	}
+	if clean {
+		return s
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' {
@@ -302,6 +317,9 @@ func svgText(s string) string {
 
 // cutRunes cuts s to n characters, the last two of them "..".
 func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	r := []rune(s)
 	if len(r) <= n {
 		return s

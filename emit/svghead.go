@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"html"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -98,10 +99,13 @@ func (g *flameGraph) writeLegend(bw *bufio.Writer) {
 }
 
 // writeFrames writes the frames drawn, children first; the page places
-// them again by their data when it zooms.
+// them again by their data when it zooms. The lines are appended with
+// strconv, not fmt: a build's thousands of frames cost as much as its
+// parse with fmt (callgrind).
 func (g *flameGraph) writeFrames(bw *bufio.Writer) {
 	ctx := &FlameContext{Root: &g.root, Val: g.val}
 	span := g.width - 2*svgMargin
+	var b []byte
 	g.in.walk(g.o.Weight, func(f *FlameFrame) {
 		if !g.drawn(f) {
 			return
@@ -111,15 +115,60 @@ func (g *flameGraph) writeFrames(bw *bufio.Writer) {
 		x := svgMargin + f.x/g.total*span
 		y := g.header + f.Depth*svgFrame
 		name := svgText(f.Name)
-		label := ""
+		b = append(b[:0], `<g class="f" data-x="`...)
+		b = strconv.AppendFloat(b, f.x/g.total, 'g', 9, 64)
+		b = append(b, `" data-w="`...)
+		b = strconv.AppendFloat(b, wv/g.total, 'g', 9, 64)
+		b = append(b, `" data-d="`...)
+		b = strconv.AppendInt(b, int64(f.Depth), 10)
+		b = append(b, `" data-n="`...)
+		b = appendEscaped(b, name)
+		b = append(b, `"><title>`...)
+		b = appendEscaped(b, name)
+		b = append(b, " — "...)
+		b = appendEscaped(b, svgText(g.o.Palette.Tooltip(f, ctx)))
+		b = append(b, `</title><rect x="`...)
+		b = strconv.AppendFloat(b, x, 'f', 2, 64)
+		b = append(b, `" y="`...)
+		b = strconv.AppendInt(b, int64(y), 10)
+		b = append(b, `" width="`...)
+		b = strconv.AppendFloat(b, px, 'f', 2, 64)
+		b = append(b, `" height="`...)
+		b = strconv.AppendInt(b, svgFrame-1, 10)
+		b = append(b, `" fill="`...)
+		b = append(b, g.o.Palette.Fill(f)...)
+		b = append(b, `"/><text x="`...)
+		b = strconv.AppendFloat(b, x+3, 'f', 2, 64)
+		b = append(b, `" y="`...)
+		b = strconv.AppendInt(b, int64(y+svgFrame-5), 10)
+		b = append(b, `">`...)
 		if chars := int(px / svgChar); chars >= 3 {
-			label = cutRunes(name, chars)
+			b = appendEscaped(b, cutRunes(name, chars))
 		}
-		fmt.Fprintf(bw, `<g class="f" data-x="%.9g" data-w="%.9g" data-d="%d" data-n="%s"><title>%s</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>
-`, f.x/g.total, wv/g.total, f.Depth, html.EscapeString(name),
-			html.EscapeString(name+" — "+svgText(g.o.Palette.Tooltip(f, ctx))),
-			x, y, px, svgFrame-1, g.o.Palette.Fill(f), x+3, y+svgFrame-5, html.EscapeString(label))
+		b = append(b, "</text></g>\n"...)
+		bw.Write(b)
 	})
+}
+
+// appendEscaped appends s escaped as html.EscapeString escapes it.
+func appendEscaped(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '&':
+			b = append(b, "&amp;"...)
+		case '\'':
+			b = append(b, "&#39;"...)
+		case '"':
+			b = append(b, "&#34;"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // writeScript writes the page's script and ends the SVG.

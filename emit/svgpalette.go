@@ -3,7 +3,7 @@ package emit
 import (
 	"fmt"
 	"math"
-	"strings"
+	"strconv"
 
 	"github.com/wallfold/wallfold/state"
 )
@@ -113,8 +113,17 @@ func ParallelismFill(par float64) string {
 	if i < len(parHues)-1 {
 		hue = parHues[i] + (parHues[i+1]-parHues[i])*(l-float64(i))
 	}
-	return fmt.Sprintf("hsl(%.0f,75%%,60%%)", hue)
+	return hueFills[int(math.RoundToEven(hue))]
 }
+
+// hueFills are the fills of the scale's whole hues, made once: a graph
+// asks for thousands.
+var hueFills = func() (f [361]string) {
+	for h := range f {
+		f[h] = fmt.Sprintf("hsl(%d,75%%,60%%)", h)
+	}
+	return f
+}()
 
 // Off-CPU frames are greys, which no parallelism colour is (all are 75 %
 // saturated): light for blocked (waiting on something else), darker for
@@ -161,44 +170,59 @@ func (p ParallelismPalette) Fill(f *FlameFrame) string {
 }
 
 // Tooltip: wall and CPU with their shares of the whole, the average
-// parallelism, and the wall in each band that has some.
+// parallelism, and the wall in each band that has some (when more than
+// one has). Appended with strconv: one per frame drawn.
 func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
 	par := 0.0
 	if f.Wall > 0 {
 		par = f.CPU / f.Wall
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "wall %s (%.2f%%), CPU %s (%.2f%%), parallelism %.2f",
-		g.Val(f.Wall), pct(f.Wall, g.Root.Wall), g.Val(f.CPU), pct(f.CPU, g.Root.CPU), par)
-	if len(f.Sums) != NumBands {
-		return b.String()
-	}
-	// One band: nothing mixed to tell.
+	b := make([]byte, 0, 160)
+	b = append(b, "wall "...)
+	b = appendShare(b, g.Val(f.Wall), f.Wall, g.Root.Wall)
+	b = append(b, ", CPU "...)
+	b = appendShare(b, g.Val(f.CPU), f.CPU, g.Root.CPU)
+	b = append(b, ", parallelism "...)
+	b = strconv.AppendFloat(b, par, 'f', 2, 64)
 	bands := 0
 	for _, v := range f.Sums {
 		if v > 0 {
 			bands++
 		}
 	}
-	if bands < 2 {
-		return b.String()
+	if len(f.Sums) != NumBands || bands < 2 {
+		return string(b)
 	}
 	sep := "; wall at parallelism "
 	for k := BandSerial; k < NumBands; k++ {
 		if v := f.Sums[k]; v > 0 {
-			fmt.Fprintf(&b, "%s%s: %s (%.0f%%)", sep, bandNames[k], g.Val(v), pct(v, f.Wall))
+			b = append(append(append(b, sep...), bandNames[k]...), ": "...)
+			b = appendPercent(append(append(b, g.Val(v)...), " ("...), v, f.Wall, 0)
+			b = append(b, ')')
 			sep = ", "
 		}
 	}
 	if off := f.Sums[BandBlocked] + f.Sums[BandRunnable]; off > 0 && f.Wall > off {
-		fmt.Fprintf(&b, "; on CPU at %.2f", f.CPU/(f.Wall-off))
+		b = strconv.AppendFloat(append(b, "; on CPU at "...), f.CPU/(f.Wall-off), 'f', 2, 64)
 	}
 	for k := BandBlocked; k <= BandRunnable; k++ {
 		if v := f.Sums[k]; v > 0 {
-			fmt.Fprintf(&b, "; %s %s (%.0f%%)", bandNames[k], g.Val(v), pct(v, f.Wall))
+			b = append(append(append(append(b, "; "...), bandNames[k]...), ' '), g.Val(v)...)
+			b = append(appendPercent(append(b, " ("...), v, f.Wall, 0), ')')
 		}
 	}
-	return b.String()
+	return string(b)
+}
+
+// appendShare appends "VAL (P.PP%)".
+func appendShare(b []byte, val string, x, of float64) []byte {
+	b = appendPercent(append(append(b, val...), " ("...), x, of, 2)
+	return append(b, ')')
+}
+
+// appendPercent appends x's share of of, "P%", with prec decimals.
+func appendPercent(b []byte, x, of float64, prec int) []byte {
+	return append(strconv.AppendFloat(b, pct(x, of), 'f', prec, 64), '%')
 }
 
 // Legend: the scale's six stops, then the greys of blocked and runnable.
