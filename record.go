@@ -33,7 +33,12 @@ type RecordCmd struct {
 	Freq       int           `short:"F" default:"999" help:"Sampling frequency (Hz)."`
 	Quiet      bool          `short:"q" help:"No summary and no warnings on stderr."`
 	Cmd        []string      `arg:"" optional:"" passthrough:"partial" help:"The command to run and profile (after --)."`
+
+	SVGFlags `embed:""`
 }
+
+// Validate names the wrong flag (kong calls it after parsing; exit 2).
+func (c *RecordCmd) Validate() error { return c.SVGFlags.validate() }
 
 // run records, converts, and returns CMD's exit status (or wallfold's
 // own: 2 when it cannot record or perf failed, 127 when CMD is not found).
@@ -63,7 +68,7 @@ func (c *RecordCmd) run(stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitStatus(err, name, stderr)
 	}
-	cfg := fold.Config{Output: emit.Options{Format: format, Labels: emit.DefaultLabels}, OffCPU: c.OffCPU, Scope: state.Auto,
+	cfg := fold.Config{Output: emit.Options{Format: format, Labels: emit.DefaultLabels, SVG: c.SVGFlags.options()}, OffCPU: c.OffCPU, Scope: state.Auto,
 		Quiet: c.Quiet, Summary: !c.Quiet && format != emit.Summary, Stderr: stderr, Version: version}
 	if c.SystemWide && len(o.Cmd) > 0 {
 		cfg.Tree = record.TreeName(o.Cmd[0])

@@ -283,3 +283,23 @@ func TestSVGParallelismMix(t *testing.T) {
 		}
 	}
 }
+
+// --title and --width as flamegraph.pl's; a width too small for the
+// header, or a minwidth not positive, is refused naming the flag.
+func TestSVGTitleWidth(t *testing.T) {
+	frames, _, text := readSVG(t, writeSVG(t, "--title", `before <"fix"> & after`, "--width=800", trace("phases.txt")))
+	if !strings.Contains(text, `id="title">before &lt;&#34;fix&#34;&gt; &amp; after</text>`) || !strings.Contains(text, `width="800"`) {
+		t.Errorf("title or width not as asked:\n%.1500s", text)
+	}
+	for _, f := range frames {
+		if f.depth == 0 && math.Abs(f.rectW-780) > 0.01 {
+			t.Errorf("the root is %.2f px wide at --width=800, want 780", f.rectW)
+		}
+	}
+	for _, arg := range []string{"--width=299", "--minwidth=0", "--minwidth=-1"} {
+		_, stderr, code := wallfold(t, "-f", "svg", arg, trace("phases.txt"))
+		if flag := strings.SplitN(arg, "=", 2)[0]; code != 2 || !strings.Contains(stderr, flag) {
+			t.Errorf("%s: exit %d, %q: want 2 and a message naming %s", arg, code, stderr, flag)
+		}
+	}
+}

@@ -9,8 +9,8 @@ import (
 // SVGFlags are -f svg's own, named as flamegraph.pl names them.
 type SVGFlags struct {
 	Title    string  `placeholder:"TEXT" help:"svg: the title (default: wallfold: wall time)."`
-	Width    float64 `default:"1200" placeholder:"PX" help:"svg: the picture's width in pixels (at least 300)."`
-	MinWidth float64 `name:"minwidth" default:"0.3" placeholder:"PX" help:"svg: leave out frames narrower than this many pixels (their time stays in their parent's width)."`
+	Width    float64 `default:"1200" placeholder:"PX" help:"svg: the picture's width in pixels (default 1200, at least 300)."`
+	MinWidth float64 `name:"minwidth" default:"0.3" placeholder:"PX" help:"svg: leave out frames narrower than this many pixels (default 0.3; their time stays in their parent's width)."`
 	Reverse  bool    `help:"svg: the callee view: each stack reversed, leaf functions at the root level and their callers beneath (flamegraph.pl's and inferno's --reverse; their --inverted draws an icicle, which wallfold's graph is already: root at the top)."`
 }
 

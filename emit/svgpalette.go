@@ -170,8 +170,8 @@ func (p ParallelismPalette) Fill(f *FlameFrame) string {
 }
 
 // Tooltip: wall and CPU with their shares of the whole, the average
-// parallelism, and the wall in each band that has some (when more than
-// one has). Appended with strconv: one per frame drawn.
+// parallelism, and the wall in each band that has 0.5 % of it or more
+// (when more than one has). Appended with strconv: one per frame drawn.
 func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
 	par := 0.0
 	if f.Wall > 0 {
@@ -184,9 +184,11 @@ func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
 	b = appendShare(b, g.Val(f.CPU), f.CPU, g.Root.CPU)
 	b = append(b, ", parallelism "...)
 	b = strconv.AppendFloat(b, par, 'f', 2, 64)
+	// Bands under 0.5 % of the frame's wall would print as 0 %: left out.
+	shown := func(v float64) bool { return v >= 0.005*f.Wall && v > 0 }
 	bands := 0
 	for _, v := range f.Sums {
-		if v > 0 {
+		if shown(v) {
 			bands++
 		}
 	}
@@ -195,7 +197,7 @@ func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
 	}
 	sep := "; wall at parallelism "
 	for k := BandSerial; k < NumBands; k++ {
-		if v := f.Sums[k]; v > 0 {
+		if v := f.Sums[k]; shown(v) {
 			b = append(append(append(b, sep...), bandNames[k]...), ": "...)
 			b = appendPercent(append(append(b, g.Val(v)...), " ("...), v, f.Wall, 0)
 			b = append(b, ')')
@@ -206,7 +208,7 @@ func (p ParallelismPalette) Tooltip(f *FlameFrame, g *FlameContext) string {
 		b = strconv.AppendFloat(append(b, "; on CPU at "...), f.CPU/(f.Wall-off), 'f', 2, 64)
 	}
 	for k := BandBlocked; k <= BandRunnable; k++ {
-		if v := f.Sums[k]; v > 0 {
+		if v := f.Sums[k]; shown(v) {
 			b = append(append(append(append(b, "; "...), bandNames[k]...), ' '), g.Val(v)...)
 			b = append(appendPercent(append(b, " ("...), v, f.Wall, 0), ')')
 		}
