@@ -118,20 +118,4 @@
   }
   restore();
   window.wallfold = { zoom: zoom, reset: reset, search: search, searchTerm: searchTerm, state: state };
-  // #selftest: a headless browser's check (the svg test): a click on
-  // serial_phase must make it full width, a search must mark frames.
-  if (location.hash === '#selftest') {
-    var target = frames.filter(function (f) { return f.getAttribute('data-n') === 'serial_phase'; })[0];
-    var out = {};
-    if (target) {
-      target.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-      out.zoomWidth = +target.querySelector('rect').getAttribute('width');
-      out.title = target.querySelector('title').textContent;
-      reset();
-    }
-    out.searchShare = search(/^spin_for$/);
-    out.marked = document.querySelectorAll('g.f.match').length;
-    out.frames = frames.length;
-    svg.setAttribute('data-selftest', JSON.stringify(out));
-  }
 })();

@@ -195,7 +195,17 @@ func TestSVGBrowserSearchAndURL(t *testing.T) {
 		t.Errorf("SPIN_FOR ignoring case: %q, want %q", matched, want)
 	}
 	search(4, "^serial_p") // Cmd-F, still ignoring case
-	b.eval(`document.querySelector('g.f[data-n="serial_phase"]').dispatchEvent(new MouseEvent('click')), location.hash`, &matched)
+	var zoomed struct {
+		Width float64
+		Title string
+	}
+	b.eval(`document.querySelector('g.f[data-n="serial_phase"]').dispatchEvent(new MouseEvent('click')),
+		({Width: +document.querySelector('g.f[data-n="serial_phase"] rect').getAttribute('width'),
+		Title: document.querySelector('g.f[data-n="serial_phase"] title').textContent})`, &zoomed)
+	if math.Abs(zoomed.Width-1180) > 0.5 || !strings.HasPrefix(zoomed.Title, "serial_phase — wall 1.001 s (49.95%)") {
+		t.Errorf("after a click on serial_phase: %+v, want it the full 1180 px, its tooltip its wall share", zoomed)
+	}
+	b.eval(`location.hash`, &matched)
 	frag, err := url.ParseQuery(strings.TrimPrefix(matched, "#"))
 	if err != nil || frag.Get("s") != "^serial_p" || frag.Get("i") != "1" || frag.Get("y") == "" {
 		t.Errorf("fragment %q: want the zoom (x, y), the search and ignore case", matched)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -51,32 +52,55 @@ func startBrowser(t testing.TB) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not t.TempDir: chromium's helpers may still write there for a
+	// moment after it ends, and the test would fail on its removal.
+	profile, err := os.MkdirTemp("", "wallfold-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-		"--no-first-run", "--user-data-dir="+t.TempDir(), "--window-size=1280,1000")
+		"--no-first-run", "--user-data-dir="+profile, "--window-size=1280,1000")
 	cmd.ExtraFiles = []*os.File{toChrome, fromChrome}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers in its own group, ended with it
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
 	toChrome.Close()
 	fromChrome.Close()
 	b := &browser{t: t, cmd: cmd, send: fromUs, replies: map[int]chan cdpMessage{}, events: make(chan cdpMessage, 4096)}
-	t.Cleanup(func() {
-		fromUs.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	t.Cleanup(func() { b.close(profile) })
 	go b.read(bufio.NewReader(toUs))
 	var target struct{ TargetID string }
 	b.call("Target.createTarget", map[string]any{"url": "about:blank"}, &target)
-	b.mu.Lock()
-	b.session = ""
-	b.mu.Unlock()
 	var att struct{ SessionID string }
 	b.call("Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att)
+	b.mu.Lock()
 	b.session = att.SessionID
+	b.mu.Unlock()
 	b.call("Page.enable", nil, nil)
 	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": false}, nil)
 	return b
+}
+
+// close asks chromium to end, ends its process group if it has not
+// within 5 s, and removes its profile.
+func (b *browser) close(profile string) {
+	b.mu.Lock()
+	b.session = ""
+	b.mu.Unlock()
+	exited := make(chan struct{})
+	go func() { b.cmd.Wait(); close(exited) }()
+	go b.try("Browser.close", nil, nil)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+	}
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	<-exited
+	b.send.Close()
+	for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // read hands replies to their callers and keeps the events.
