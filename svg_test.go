@@ -243,7 +243,8 @@ func TestSVGParallelismMix(t *testing.T) {
 }
 
 // --title and --width as flamegraph.pl's; a width too small for the
-// header, or a minwidth not positive, is refused naming the flag.
+// header, a minwidth not positive, or --inverted (wallfold's graph is an
+// icicle already: --reverse is the callee view) is refused naming the flag.
 func TestSVGTitleWidth(t *testing.T) {
 	frames, _, text := readSVG(t, writeSVG(t, "--title", `before <"fix"> & after`, "--width=800", trace("phases.txt")))
 	if !strings.Contains(text, `id="title">before &lt;&#34;fix&#34;&gt; &amp; after</text>`) || !strings.Contains(text, `width="800"`) {
@@ -254,7 +255,7 @@ func TestSVGTitleWidth(t *testing.T) {
 			t.Errorf("the root is %.2f px wide at --width=800, want 780", f.rectW)
 		}
 	}
-	for _, arg := range []string{"--width=299", "--minwidth=0", "--minwidth=-1"} {
+	for _, arg := range []string{"--width=299", "--minwidth=0", "--minwidth=-1", "--inverted"} {
 		_, stderr, code := wallfold(t, "-f", "svg", arg, trace("phases.txt"))
 		if flag := strings.SplitN(arg, "=", 2)[0]; code != 2 || !strings.Contains(stderr, flag) {
 			t.Errorf("%s: exit %d, %q: want 2 and a message naming %s", arg, code, stderr, flag)
