@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/wallfold/wallfold/state"
 )
@@ -113,17 +114,18 @@ func ParallelismFill(par float64) string {
 	if i < len(parHues)-1 {
 		hue = parHues[i] + (parHues[i+1]-parHues[i])*(l-float64(i))
 	}
-	return hueFills[int(math.RoundToEven(hue))]
+	return hueFills()[int(math.RoundToEven(hue))]
 }
 
-// hueFills are the fills of the scale's whole hues, made once: a graph
-// asks for thousands.
-var hueFills = func() (f [361]string) {
+// hueFills are the fills of the scale's whole hues, made once when a
+// graph first asks (it asks thousands of times; other outputs never).
+var hueFills = sync.OnceValue(func() (f *[361]string) {
+	f = new([361]string)
 	for h := range f {
-		f[h] = fmt.Sprintf("hsl(%d,75%%,60%%)", h)
+		f[h] = "hsl(" + strconv.Itoa(h) + ",75%,60%)"
 	}
 	return f
-}()
+})
 
 // Off-CPU frames are greys, which no parallelism colour is (all are 75 %
 // saturated): light for blocked (waiting on something else), darker for
