@@ -60,6 +60,15 @@ const svgColoursJS = `(function () {
   return out;
 })()`
 
+// TestSVGBrowser: one Chromium (its start is most of a test's time) for
+// the checks that need a browser.
+func TestSVGBrowser(t *testing.T) {
+	b := startBrowser(t)
+	t.Run("FixedScale", func(t *testing.T) { b.t = t; svgFixedScale(t, b) })
+	t.Run("OffCPUColours", func(t *testing.T) { b.t = t; svgOffCPUColours(t, b) })
+	t.Run("SearchAndURL", func(t *testing.T) { b.t = t; svgSearchAndURL(t, b) })
+}
+
 func pageColours(t *testing.T, b *browser, svgPath string) svgColours {
 	t.Helper()
 	b.open("file://" + svgPath)
@@ -74,8 +83,7 @@ func pageColours(t *testing.T, b *browser, svgPath string) svgColours {
 // screen. Observed before: the scale ran to the graph's most parallel
 // frame (2 threads were blue in phases, yellow-green beside 16), and the
 // legend sat at the bottom (y 2275 of a build's 2295 px).
-func TestSVGBrowserFixedScale(t *testing.T) {
-	b := startBrowser(t)
+func svgFixedScale(t *testing.T, b *browser) {
 	phases := pageColours(t, b, writeSVG(t, trace("phases.txt")))
 	wide := pageColours(t, b, writeSVG(t, wideTrace(t)))
 	t.Logf("phases: %+v", phases)
@@ -123,8 +131,7 @@ func rgbOf(t *testing.T, fill string) [3]float64 {
 // Expected: off-CPU time has its own colours, in the legend, unlike any
 // colour of time on CPU. Observed before: [blocked] (parallelism 0) got
 // the red of serial computing, and the legend had no entry for it.
-func TestSVGBrowserOffCPUColours(t *testing.T) {
-	b := startBrowser(t)
+func svgOffCPUColours(t *testing.T, b *browser) {
 	c := pageColours(t, b, writeSVG(t, "--off-cpu", "--minwidth=0.01", trace("sleepy.txt")))
 	blocked, runnable := c.Fills["[blocked]"], c.Fills["[runnable]"]
 	if blocked == "" || runnable == "" || blocked == runnable {
@@ -160,8 +167,7 @@ func TestSVGBrowserOffCPUColours(t *testing.T) {
 // case, and the URL's fragment keeps zoom and search: a reload shows the
 // same. Observed before: no key opened the search, no ignore case, a
 // reload lost both.
-func TestSVGBrowserSearchAndURL(t *testing.T) {
-	b := startBrowser(t)
+func svgSearchAndURL(t *testing.T, b *browser) {
 	path := writeSVG(t, trace("phases.txt"))
 	b.open("file://" + path)
 	search := func(modifiers int, term string) {
