@@ -154,3 +154,32 @@ func TestSVGPalette(t *testing.T) {
 		t.Errorf("the legend is not the palette's")
 	}
 }
+
+// A frame all off CPU takes the grey of its larger state whatever its
+// name; a frame with time on CPU the colour of that time's parallelism.
+func TestParallelismPaletteFill(t *testing.T) {
+	sums := func(kv ...float64) []float64 {
+		s := make([]float64, emit.NumBands)
+		for i := 0; i < len(kv); i += 2 {
+			s[int(kv[i])] = kv[i+1]
+		}
+		return s
+	}
+	var p emit.ParallelismPalette
+	for _, c := range []struct {
+		f    emit.FlameFrame
+		want string
+	}{
+		{emit.FlameFrame{Name: "read", Wall: 10, Sums: sums(emit.BandBlocked, 7, emit.BandRunnable, 3)}, emit.BlockedFill},
+		{emit.FlameFrame{Name: "read", Wall: 10, Sums: sums(emit.BandBlocked, 3, emit.BandRunnable, 7)}, emit.RunnableFill},
+		{emit.FlameFrame{Name: "[runnable]", Wall: 10, Sums: sums(emit.BandRunnable, 10)}, emit.RunnableFill},
+		{emit.FlameFrame{Name: "[spinning]", Wall: 10, CPU: 10}, emit.SpinningFill},
+		// 5 blocked, 5 on CPU at 2 threads: 10 of CPU over 5 of wall
+		{emit.FlameFrame{Name: "step", Wall: 10, CPU: 10, Sums: sums(emit.BandBlocked, 5, emit.Band2, 5)}, emit.ParallelismFill(2)},
+		{emit.FlameFrame{Name: "step", Wall: 10, CPU: 40}, emit.ParallelismFill(4)}, // no Sums: CPU over wall
+	} {
+		if got := p.Fill(&c.f); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.f, got, c.want)
+		}
+	}
+}
