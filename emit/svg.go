@@ -227,9 +227,13 @@ type flameGraph struct {
 	total float64
 	// width is the picture's, minWidth its narrowest frame (px).
 	width, minWidth float64
-	// header is the height above the frames, legend the legend's lines.
-	header int
-	legend []legendLine
+	// title is the picture's; the buttons are on header line buttons (1:
+	// beside the title, 2: below a title too long for that); the legend's
+	// lines follow. header is the height above the frames.
+	title   string
+	buttons int
+	legend  []legendLine
+	header  int
 	// depth is the deepest frame drawn.
 	depth  int
 	height int // px
@@ -261,7 +265,21 @@ func newFlameGraph(s *Stacks, t *Totals, o SVGOptions) *flameGraph {
 		}
 	})
 	g.legend = layoutLegend(append(o.Palette.Legend(), LegendEntry{Label: "(widths: " + g.what() + " time)"}), g.width)
-	g.header = 2*svgLine + len(g.legend)*svgLine + svgMargin
+	g.title = o.Title
+	if g.title == "" {
+		g.title = "wallfold: " + g.what() + " time"
+		if o.Reverse {
+			g.title += ", callee view (stacks reversed)"
+		}
+	}
+	g.title = svgText(g.title)
+	// The 17 px title's characters are under 10 px; the buttons take the
+	// last 360 px.
+	g.buttons = 1
+	if svgMargin+10*utf8.RuneCountInString(g.title)+20 > int(g.width)-360 {
+		g.buttons = 2
+	}
+	g.header = (g.buttons+len(g.legend)+1)*svgLine + svgMargin
 	g.height = g.header + (g.depth+1)*svgFrame + 2*svgMargin
 	return g
 }

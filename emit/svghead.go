@@ -46,14 +46,7 @@ func layoutLegend(entries []LegendEntry, width float64) []legendLine {
 // writeHead writes the SVG element, its style, background, title,
 // buttons and legend: all on the first screen, above the frames.
 func (g *flameGraph) writeHead(bw *bufio.Writer) {
-	title := g.o.Title
-	if title == "" {
-		title = "wallfold: " + g.what() + " time"
-		if g.o.Reverse {
-			title += ", callee view (stacks reversed)"
-		}
-	}
-	w := int(g.width + 0.5)
+	w, by := int(g.width+0.5), g.buttons*svgLine
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" data-total="%g" data-width="%g" data-reverse="%t">
 <style>
@@ -72,10 +65,9 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 <text x="%d" y="%d" class="button" id="ignorecase">[ ] ignore case</text>
 <text x="%d" y="%d" class="button" id="reset">Reset zoom</text>
 `, w, g.height, w, g.height, g.total, g.width-2*svgMargin, g.o.Reverse,
-		svgMargin, svgLine, html.EscapeString(svgText(title)),
-		w-360, svgLine, w-240, svgLine, w-100, svgLine)
+		svgMargin, svgLine, html.EscapeString(g.title), w-360, by, w-240, by, w-100, by)
 	g.writeLegend(bw)
-	y := svgLine * (len(g.legend) + 2)
+	y := svgLine * (g.buttons + len(g.legend) + 1)
 	fmt.Fprintf(bw, `<text x="%d" y="%d" id="details"> </text>
 <text x="%d" y="%d" id="matched" text-anchor="end"> </text>
 `, svgMargin, y, w-svgMargin, y)
@@ -85,7 +77,7 @@ text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }
 func (g *flameGraph) writeLegend(bw *bufio.Writer) {
 	fmt.Fprintf(bw, "<g id=\"legend\">\n")
 	for i, line := range g.legend {
-		y := svgLine * (i + 2)
+		y := svgLine * (g.buttons + i + 1)
 		for _, it := range line {
 			x := it.x
 			if it.Fill != "" {

@@ -183,3 +183,22 @@ func TestParallelismPaletteFill(t *testing.T) {
 		}
 	}
 }
+
+// A title too long to share its line with the buttons gets the line to
+// itself.
+func TestSVGLongTitle(t *testing.T) {
+	for _, c := range []struct {
+		width   float64
+		title   string
+		buttonY string
+	}{{1200, strings.Repeat("t", 40), "22"}, {600, strings.Repeat("t", 40), "44"}, {600, "short", "22"}} {
+		s, tot := flameStacks()
+		var b bytes.Buffer
+		if err := emit.WriteSVG(&b, s, tot, emit.SVGOptions{Width: c.width, Title: c.title}); err != nil {
+			t.Fatal(err)
+		}
+		if want := `y="` + c.buttonY + `" class="button" id="search"`; !strings.Contains(b.String(), want) {
+			t.Errorf("width %g, title of %d: no %s", c.width, len(c.title), want)
+		}
+	}
+}
