@@ -231,7 +231,7 @@ func appendPercent(b []byte, x, of float64, prec int) []byte {
 
 // Legend: the scale's six stops, then the greys of blocked and runnable.
 func (p ParallelismPalette) Legend() []LegendEntry {
-	e := []LegendEntry{{Label: "threads on CPU (average):"}}
+	e := []LegendEntry{{Label: "threads on CPU (average; the same scale in every file):"}}
 	for _, n := range []float64{1, 2, 4, 8, 16, 32} {
 		label := fmt.Sprint(n)
 		if n == MaxScaleParallelism {
