@@ -87,6 +87,10 @@ func BenchmarkPipelineFolded(b *testing.B) { benchRun(b) }
 // BenchmarkPipelinePprof is the whole run with pprof output (stdin).
 func BenchmarkPipelinePprof(b *testing.B) { benchRun(b, "-f", "pprof") }
 
+// BenchmarkPipelineTrace is the whole run with the Chrome trace JSON
+// (stdin; issue 28: within 1.5 times BenchmarkPipelineFolded's CPU).
+func BenchmarkPipelineTrace(b *testing.B) { benchRun(b, "-f", "trace") }
+
 // BenchmarkPipelineFoldedOffCPU: the off-CPU accounting's cost (issue:
 // within 15 % of BenchmarkPipelineFolded).
 func BenchmarkPipelineFoldedOffCPU(b *testing.B) { benchRun(b, "--off-cpu") }

@@ -2,7 +2,6 @@ package emit
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -79,32 +78,51 @@ func (t *traceWriter) Begin(first, lo, hi int64) {
 	t.lo, t.hi = lo, hi
 }
 
-func (t *traceWriter) event(v map[string]any) {
+// next is the output buffer's free space to append the next event to,
+// after the separator from the one before; ok is false after an error.
+func (t *traceWriter) next() (b []byte, ok bool) {
 	if t.err != nil {
-		return
+		return nil, false
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.err = err
-		return
-	}
+	b = t.w.AvailableBuffer()
 	if t.n > 0 {
-		t.w.WriteString(",\n")
+		b = append(b, ",\n"...)
 	}
 	t.n++
-	_, t.err = t.w.Write(b)
+	return b, true
 }
 
-// us is trace time as the JSON's microseconds.
-func (t *traceWriter) us(at int64) float64 { return float64(at-t.first) / 1e3 }
+// put writes an event appended to next's buffer.
+func (t *traceWriter) put(b []byte) { _, t.err = t.w.Write(b) }
 
+// slice writes a stretch of track tid of process g, cut to the window.
 func (t *traceWriter) slice(g, tid int, name, cat string, from, to int64) {
+	t.stretch(g, tid, cat, from, to, name, -1)
+}
+
+// serial writes a stretch when thread alone ran alone in process g, on
+// its serial track, named by what ran.
+func (t *traceWriter) serial(g, alone int, from, to int64) {
+	t.stretch(g, 0, "serial", from, to, "", alone)
+}
+
+// stretch is slice (alone < 0) or serial.
+func (t *traceWriter) stretch(g, tid int, cat string, from, to int64, name string, alone int) {
 	from, to = max(from, t.lo), min(to, t.hi)
 	if to <= from {
 		return
 	}
-	t.event(map[string]any{"ph": "X", "name": name, "cat": cat, "pid": g, "tid": tid,
-		"ts": t.us(from), "dur": float64(to-from) / 1e3})
+	b, ok := t.next()
+	if !ok {
+		return
+	}
+	b = appendSliceHead(b, cat, to-from)
+	if alone >= 0 {
+		b = t.appendSerialName(b, alone)
+	} else {
+		b = appendJSONString(b, name)
+	}
+	t.put(appendSliceTail(b, g, tid, from-t.first))
 }
 
 func (t *traceWriter) group(key int) *traceGroup {
@@ -187,7 +205,7 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 		t.counter(key, at, n)
 	}
 	if g.serialTID >= 0 {
-		t.slice(key, 0, t.serialName(g.serialTID), "serial", g.serialAt, at)
+		t.serial(key, g.serialTID, g.serialAt, at)
 		g.serialTID = -1
 	}
 	if n == 1 {
@@ -198,24 +216,47 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 }
 
 func (t *traceWriter) counter(key int, at int64, n int) {
-	t.event(map[string]any{"ph": "C", "name": "parallelism", "pid": key, "ts": t.us(at),
-		"args": map[string]any{"running": n}})
+	if b, ok := t.next(); ok {
+		t.put(appendCounterEvent(b, key, at-t.first, n))
+	}
 }
 
-// serialName says what ran alone: the thread and its last sample's leaf.
-func (t *traceWriter) serialName(tid int) string {
-	name := "tid " + strconv.Itoa(tid)
-	th := t.threads[tid]
-	if th == nil || th.lastRef < 0 {
-		return name
+// name writes a metadata event naming a process or a track.
+func (t *traceWriter) name(kind string, pid, tid int, name string) {
+	if b, ok := t.next(); ok {
+		t.put(appendNameEvent(b, kind, pid, tid, name))
 	}
-	if comm := t.Comm(uint32(th.lastRef)); comm != "" {
-		name = comm + "-" + strconv.Itoa(tid)
+}
+
+// appendSerialName appends, quoted, what ran alone: the thread and its
+// last sample's leaf ("cc1-42: memset", "tid 42" when no sample named
+// it). The stack's names are read in place: serial stretches are many.
+func (t *traceWriter) appendSerialName(b []byte, tid int) []byte {
+	b = append(b, '"')
+	var frames []uint32
+	if th := t.threads[tid]; th != nil && th.lastRef >= 0 {
+		frames = t.stacks.Frames(uint32(th.lastRef))
 	}
-	if frames := t.Frames(uint32(th.lastRef)); len(frames) > 0 {
-		name += ": " + frames[len(frames)-1]
+	if comm := t.rootName(frames); comm != "" {
+		b = appendJSONChars(b, comm)
+		b = append(b, '-')
+	} else {
+		b = append(b, "tid "...)
 	}
-	return name
+	b = strconv.AppendInt(b, int64(tid), 10)
+	if len(frames) > 1 {
+		b = append(b, ": "...)
+		b = appendJSONChars(b, t.stacks.Name(frames[len(frames)-1]))
+	}
+	return append(b, '"')
+}
+
+// rootName is the name of a stack's root, its thread's comm ("" for none).
+func (t *traceWriter) rootName(frames []uint32) string {
+	if len(frames) == 0 {
+		return ""
+	}
+	return t.stacks.Name(frames[0])
 }
 
 // WriteTo closes the open stretches at the trace's end, names the
@@ -230,7 +271,7 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 	for _, k := range slices.Sorted(maps.Keys(t.groups)) {
 		g := t.groups[k]
 		if g.serialTID >= 0 {
-			t.slice(k, 0, t.serialName(g.serialTID), "serial", g.serialAt, last)
+			t.serial(k, g.serialTID, g.serialAt, last)
 		}
 		if !g.shown && g.count > 0 && t.lo > -1<<62 && t.lo <= last {
 			t.counter(k, t.lo, g.count) // ran through the whole window
@@ -243,8 +284,8 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 		default:
 			name = fmt.Sprintf("process %d", k)
 		}
-		t.event(map[string]any{"ph": "M", "name": "process_name", "pid": k, "tid": 0, "args": map[string]any{"name": name}})
-		t.event(map[string]any{"ph": "M", "name": "thread_name", "pid": k, "tid": 0, "args": map[string]any{"name": "serial (parallelism 1)"}})
+		t.name("process_name", k, 0, name)
+		t.name("thread_name", k, 0, "serial (parallelism 1)")
 	}
 	for _, tid := range tids {
 		th := t.threads[tid]
@@ -254,7 +295,7 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 				name = comm + "-" + strconv.Itoa(tid)
 			}
 		}
-		t.event(map[string]any{"ph": "M", "name": "thread_name", "pid": th.group, "tid": tid, "args": map[string]any{"name": name}})
+		t.name("thread_name", th.group, tid, name)
 	}
 	if t.err != nil {
 		return t.err

@@ -209,3 +209,37 @@ func TestTraceWholeStream(t *testing.T) {
 		t.Errorf("events:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// BenchmarkTraceWriter: the timeline of 4 processes of 8 threads each
+// switching on and off, written as the model hands it over; MB/s of
+// JSON written.
+func BenchmarkTraceWriter(b *testing.B) {
+	trs := make([]state.Transition, 1<<16)
+	on := map[int]bool{}
+	for i := range trs {
+		tid := 100 + (i*7919)%32
+		on[tid] = !on[tid]
+		trs[i] = state.Transition{Time: int64(i) * 1337, Group: tid / 8, PID: tid / 8, TID: tid, On: on[tid],
+			Ref: state.OtherEvent}
+	}
+	var n countingWriter
+	for b.Loop() {
+		before := n
+		tw := newTraceWriter(Options{Format: ChromeTrace})
+		tw.Start(&n)
+		tw.Begin(0, -1<<62, 1<<62)
+		tw.Transitions(trs)
+		if err := tw.WriteTo(&n, &End{Trace: state.Result{Scope: state.Process, Last: trs[len(trs)-1].Time}}); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(n - before))
+	}
+}
+
+// countingWriter counts what it is given.
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
