@@ -1,0 +1,134 @@
+package emit
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/internal/testtrace"
+	"github.com/wallfold/wallfold/parse"
+)
+
+// libraryBytes is pr as the pprof library encodes it, uncompressed.
+func libraryBytes(t *testing.T, pr *profile.Profile) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := pr.WriteUncompressed(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// tracedProfile is a profile of every sample of data with every label,
+// and off-CPU time with states and wakers at every seventh stack.
+func tracedProfile(data []byte, windows int32) *Profile {
+	p := NewProfile(NameOptions{}, Labels{Comm: true, Parallelism: true, State: true, PID: true, TID: true, Waker: true})
+	r := parse.NewReader(bytes.NewReader(data), "f")
+	for r.Scan() {
+		x := r.Record()
+		if x.Kind != parse.KindSample {
+			continue
+		}
+		st := p.Stack(x.Frames, string(x.Comm) == "java")
+		par, win := 1+x.Line%3, int32(x.Line)%windows
+		p.Add(win, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
+		if x.Line%7 == 0 {
+			state := []string{"blocked", "runnable"}[x.Line%2]
+			waker := []string{"", "make", "interrupt"}[x.Line%3]
+			p.AddOffWoken(win, p.WithLeaf(st, "["+state+"]"), p.Comm(x.Comm), x.PID, x.TID, state, waker, 1234.5)
+		}
+	}
+	return p
+}
+
+// TestPprofEncodeAsLibrary: encodeProfile writes byte for byte what the
+// pprof library writes, for the profiles of every shipped trace and
+// corpus file (merged and in windows), and for a profile with every field
+// the library encodes set.
+func TestPprofEncodeAsLibrary(t *testing.T) {
+	meta := func(int32) Meta {
+		return Meta{Event: "cpu-clock", TimeBased: true, Period: 1001, TimeNanos: 17e17, DurationNanos: 5e9,
+			Comments: []string{"a", "b", "a"}}
+	}
+	for _, path := range testtrace.Shipped(t, "../testdata") {
+		data := testtrace.Read(t, path)
+		for _, merged := range []bool{true, false} {
+			p := tracedProfile(data, 3)
+			err := p.BuildEach(meta, merged, func(win int32, pr *profile.Profile) error {
+				if got, want := encodeProfile(pr), libraryBytes(t, pr); !bytes.Equal(got, want) {
+					t.Errorf("%s (merged %v, window %d): %d bytes, the library's %d", path, merged, win, len(got), len(want))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	full := everyField()
+	if got, want := encodeProfile(full), libraryBytes(t, full); !bytes.Equal(got, want) {
+		t.Errorf("every field: %x\nthe library's   %x", got, want)
+	}
+	empty := &profile.Profile{}
+	if got, want := encodeProfile(empty), libraryBytes(t, empty); !bytes.Equal(got, want) {
+		t.Errorf("empty profile: %x, the library's %x", got, want)
+	}
+}
+
+// everyField is a profile with each field the pprof library encodes set,
+// numeric labels with and without units, one or two numbers where lists
+// are packed from three, and a period type without type or unit.
+func everyField() *profile.Profile {
+	m := &profile.Mapping{ID: 1, Start: 0x400000, Limit: 0x500000, Offset: 0x1000, File: "/bin/app", BuildID: "abc",
+		HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
+	fs := []*profile.Function{{ID: 1, Name: "main", SystemName: "main.main", Filename: "main.go", StartLine: 10},
+		{ID: 2, Name: "f<T>", SystemName: "f", Filename: "f.go"}}
+	ls := []*profile.Location{
+		{ID: 1, Mapping: m, Address: 0x401000, Line: []profile.Line{{Function: fs[1], Line: 3, Column: 7}, {Function: fs[0], Line: 12}}, IsFolded: true},
+		{ID: 2, Address: 0x10, Line: []profile.Line{{Line: 5}}},
+	}
+	shared := map[string][]string{"comm": {"app"}, "z": {"1", "2"}}
+	return &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		DefaultSampleType: "cpu",
+		Sample: []*profile.Sample{
+			{Location: ls, Value: []int64{1, 2}, Label: shared},
+			{Location: ls[:1], Value: []int64{3, -4}, Label: shared,
+				NumLabel: map[string][]int64{"bytes": {512, 0}, "n": {-1}}, NumUnit: map[string][]string{"bytes": {"bytes", "kb"}}},
+			{Location: []*profile.Location{ls[1], ls[0], ls[1]}, Value: []int64{0, 1 << 40}, Label: map[string][]string{"b": {""}}},
+		},
+		Mapping:       []*profile.Mapping{m},
+		Location:      ls,
+		Function:      fs,
+		Comments:      []string{"x", "y", "z", "x"},
+		DocURL:        "https://example.com/doc",
+		DropFrames:    "drop.*",
+		KeepFrames:    "keep",
+		TimeNanos:     1,
+		DurationNanos: 2,
+		PeriodType:    &profile.ValueType{},
+		Period:        -3,
+	}
+}
+
+// BenchmarkPprofEncode: encoding the profile of the shipped build trace,
+// encodeProfile against the library; MB/s of protobuf.
+func BenchmarkPprofEncode(b *testing.B) {
+	p := tracedProfile(testtrace.Read(b, "../testdata/traces/build.txt.gz"), 1)
+	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1})
+	var lib bytes.Buffer
+	b.Run("wallfold", func(b *testing.B) {
+		for b.Loop() {
+			b.SetBytes(int64(len(encodeProfile(pr))))
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		for b.Loop() {
+			lib.Reset()
+			if err := pr.WriteUncompressed(&lib); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(lib.Len()))
+		}
+	})
+}
