@@ -12,12 +12,36 @@ import (
 )
 
 // The timeline as Chrome trace-event JSON (Perfetto UI, chrome://tracing,
-// speedscope): per group a process with a counter track "parallelism" (its
-// threads on CPU), per thread its stretches on CPU (and, with --off-cpu,
-// blocked or runnable) as slices, and on a track "serial" the stretches
-// when one thread ran alone, named by what ran. Events are written as the
-// model decides them; memory holds only the open stretches and names.
-// Timestamps are microseconds from the trace's first record.
+// speedscope): per group a process with a counter "parallelism" (its
+// threads on CPU) and the same as slices on a track of its own (speedscope
+// shows no counters), per thread its stretches on CPU (and, with
+// --off-cpu, blocked or runnable) as slices, and on a track "serial" the
+// stretches when one thread ran alone, named by what ran. Events are
+// written as the model decides them; memory holds only the open stretches
+// and names. Timestamps are microseconds from the trace's first record.
+//
+// Ids: no event has pid or tid 0 (Perfetto takes 0 for the idle task, and
+// its UI long merged tid 0 with tid 1). A group that is a process or a
+// thread (--scope=process, thread; --tree's root) keeps its real id as
+// pid, a thread its real tid. A group without one (the workload, key 0;
+// the threads outside --tree, key -1) gets taskIDLimit - key. A group's
+// own tracks take ids no task has: 2*taskIDLimit + pid (serial) and
+// 4*taskIDLimit + pid (parallelism); Perfetto names threads by tid
+// alone, so each group's must differ.
+
+// taskIDLimit is Linux's PID_MAX_LIMIT: no task id reaches it.
+const taskIDLimit = 1 << 22
+
+// tracePID is the JSON pid of group key.
+func tracePID(key int) int {
+	if key > 0 {
+		return key
+	}
+	return taskIDLimit - key
+}
+
+func serialTrack(pid int) int      { return 2*taskIDLimit + pid }
+func parallelismTrack(pid int) int { return 4*taskIDLimit + pid }
 
 type traceThread struct {
 	group   int
@@ -33,6 +57,7 @@ type traceGroup struct {
 	serialTID int   // the thread of the open serial stretch, -1: none
 	serialAt  int64 // its start
 	shown     bool  // a counter value in the window was written
+	countAt   int64 // when count took its value
 }
 
 // traceWriter is the ChromeTrace output: stacks name the threads and the
@@ -95,19 +120,27 @@ func (t *traceWriter) next() (b []byte, ok bool) {
 // put writes an event appended to next's buffer.
 func (t *traceWriter) put(b []byte) { _, t.err = t.w.Write(b) }
 
-// slice writes a stretch of track tid of process g, cut to the window.
+// slice writes a stretch of thread tid of group g, cut to the window.
 func (t *traceWriter) slice(g, tid int, name, cat string, from, to int64) {
-	t.stretch(g, tid, cat, from, to, name, -1)
+	t.stretch(g, tid, cat, from, to, name, 0)
 }
 
-// serial writes a stretch when thread alone ran alone in process g, on
-// its serial track, named by what ran.
+// serial writes a stretch when thread alone ran alone in group g, on the
+// group's serial track, named by what ran.
 func (t *traceWriter) serial(g, alone int, from, to int64) {
-	t.stretch(g, 0, "serial", from, to, "", alone)
+	t.stretch(g, serialTrack(tracePID(g)), "serial", from, to, "", alone)
 }
 
-// stretch is slice (alone < 0) or serial.
-func (t *traceWriter) stretch(g, tid int, cat string, from, to int64, name string, alone int) {
+// parallelism writes a stretch when n threads of group g ran, on the
+// group's parallelism track: the counter as slices, for viewers that
+// show no counters (speedscope).
+func (t *traceWriter) parallelism(g, n int, from, to int64) {
+	t.stretch(g, parallelismTrack(tracePID(g)), "parallelism", from, to, "", n)
+}
+
+// stretch is slice, serial (its name: what thread x ran) or parallelism
+// (its name: "parallelism x").
+func (t *traceWriter) stretch(g, tid int, cat string, from, to int64, name string, x int) {
 	from, to = max(from, t.lo), min(to, t.hi)
 	if to <= from {
 		return
@@ -117,12 +150,16 @@ func (t *traceWriter) stretch(g, tid int, cat string, from, to int64, name strin
 		return
 	}
 	b = appendSliceHead(b, cat, to-from)
-	if alone >= 0 {
-		b = t.appendSerialName(b, alone)
-	} else {
+	switch cat {
+	case "serial":
+		b = t.appendSerialName(b, x)
+	case "parallelism":
+		b = strconv.AppendInt(append(b, `"parallelism `...), int64(x), 10)
+		b = append(b, '"')
+	default:
 		b = appendJSONString(b, name)
 	}
-	t.put(appendSliceTail(b, g, tid, from-t.first))
+	t.put(appendSliceTail(b, tracePID(g), tid, from-t.first))
 }
 
 func (t *traceWriter) group(key int) *traceGroup {
@@ -196,7 +233,10 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 		return
 	}
 	old := g.count
-	g.count = n
+	if old > 0 {
+		t.parallelism(key, old, g.countAt, at)
+	}
+	g.count, g.countAt = n, at
 	if at >= t.lo && at <= t.hi {
 		if !g.shown && at > t.lo && t.lo > -1<<62 {
 			t.counter(key, t.lo, old) // what ran when the window opened
@@ -217,7 +257,7 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 
 func (t *traceWriter) counter(key int, at int64, n int) {
 	if b, ok := t.next(); ok {
-		t.put(appendCounterEvent(b, key, at-t.first, n))
+		t.put(appendCounterEvent(b, tracePID(key), at-t.first, n))
 	}
 }
 
@@ -273,6 +313,9 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 		if g.serialTID >= 0 {
 			t.serial(k, g.serialTID, g.serialAt, last)
 		}
+		if g.count > 0 {
+			t.parallelism(k, g.count, g.countAt, last)
+		}
 		if !g.shown && g.count > 0 && t.lo > -1<<62 && t.lo <= last {
 			t.counter(k, t.lo, g.count) // ran through the whole window
 		}
@@ -284,8 +327,10 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 		default:
 			name = fmt.Sprintf("process %d", k)
 		}
-		t.name("process_name", k, 0, name)
-		t.name("thread_name", k, 0, "serial (parallelism 1)")
+		pid := tracePID(k)
+		t.name("process_name", pid, serialTrack(pid), name)
+		t.name("thread_name", pid, serialTrack(pid), "serial (parallelism 1)")
+		t.name("thread_name", pid, parallelismTrack(pid), "parallelism (threads on CPU)")
 	}
 	for _, tid := range tids {
 		th := t.threads[tid]
@@ -295,7 +340,7 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 				name = comm + "-" + strconv.Itoa(tid)
 			}
 		}
-		t.name("thread_name", th.group, tid, name)
+		t.name("thread_name", tracePID(th.group), tid, name)
 	}
 	if t.err != nil {
 		return t.err

@@ -82,7 +82,13 @@ func tlSlice(pid, tid int, ts, dur float64) timelineEvent {
 }
 
 func tlSerial(pid int, name string, ts, dur float64) timelineEvent {
-	return timelineEvent{"X", name, "serial", pid, 0, ts, dur, 0, tlSliceKeys}
+	return timelineEvent{"X", name, "serial", pid, 8388608 + pid, ts, dur, 0, tlSliceKeys}
+}
+
+// tlPar: a stretch when n threads of a process ran, on its parallelism
+// track.
+func tlPar(pid, n int, ts, dur float64) timelineEvent {
+	return timelineEvent{"X", fmt.Sprintf("parallelism %d", n), "parallelism", pid, 16777216 + pid, ts, dur, 0, tlSliceKeys}
 }
 
 // timelineRun: two processes, 7 (threads 70, 71) and 8 (thread 80), and
@@ -108,9 +114,11 @@ func tlAdd(tw *traceWriter, first int64, trs []state.Transition) {
 
 // TestTraceKnownEvents: each thread's stretch on CPU is a slice on its
 // own track, ts and dur in µs from the trace's start; each process's
-// counter says how many of its threads run whenever that changes; a
-// stretch when one thread ran alone is a slice on the process's track 0,
-// named by the thread. Events come as the transitions decide them.
+// counter says how many of its threads run whenever that changes, and
+// its parallelism track has a slice for each stretch at one count; a
+// stretch when one thread ran alone is a slice on the process's serial
+// track (2^23 + pid), named by the thread. Events come as the
+// transitions decide them.
 func TestTraceKnownEvents(t *testing.T) {
 	const first = 5_000_000_000
 	var b bytes.Buffer
@@ -119,10 +127,10 @@ func TestTraceKnownEvents(t *testing.T) {
 	want := []timelineEvent{
 		tlCounter(7, 0, 1),
 		tlCounter(8, 0.5, 1),
-		tlSlice(8, 80, 0.5, 0.5), tlCounter(8, 1, 0), tlSerial(8, "tid 80", 0.5, 0.5),
-		tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 0, 1.5),
-		tlSlice(7, 70, 0, 2), tlCounter(7, 2, 1),
-		tlSlice(7, 71, 1.5, 1.75), tlCounter(7, 3.25, 0), tlSerial(7, "tid 71", 2, 1.25),
+		tlSlice(8, 80, 0.5, 0.5), tlPar(8, 1, 0.5, 0.5), tlCounter(8, 1, 0), tlSerial(8, "tid 80", 0.5, 0.5),
+		tlPar(7, 1, 0, 1.5), tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 0, 1.5),
+		tlSlice(7, 70, 0, 2), tlPar(7, 2, 1.5, 0.5), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.75), tlPar(7, 1, 2, 1.25), tlCounter(7, 3.25, 0), tlSerial(7, "tid 71", 2, 1.25),
 	}
 	checkTimeline(t, timelineEvents(t, tw, &b), want)
 }
@@ -138,9 +146,9 @@ func TestTraceWindow(t *testing.T) {
 	tlAdd(tw, first, timelineRun)
 	want := []timelineEvent{
 		tlCounter(8, 1, 0),
-		tlCounter(7, 1, 1), tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 1, 0.5),
-		tlSlice(7, 70, 1, 1), tlCounter(7, 2, 1),
-		tlSlice(7, 71, 1.5, 1.5), tlSerial(7, "tid 71", 2, 1),
+		tlPar(7, 1, 1, 0.5), tlCounter(7, 1, 1), tlCounter(7, 1.5, 2), tlSerial(7, "tid 70", 1, 0.5),
+		tlSlice(7, 70, 1, 1), tlPar(7, 2, 1.5, 0.5), tlCounter(7, 2, 1),
+		tlSlice(7, 71, 1.5, 1.5), tlPar(7, 1, 2, 1), tlSerial(7, "tid 71", 2, 1),
 	}
 	checkTimeline(t, timelineEvents(t, tw, &b), want)
 }
@@ -181,7 +189,9 @@ func TestTraceWholeStream(t *testing.T) {
 		DisplayTimeUnit string
 		TraceEvents     []map[string]any
 	}
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b.Bytes()))
+	dec.UseNumber() // ids as written
+	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("not one JSON document: %v\n%s", err, b.String())
 	}
 	var got []string
@@ -198,11 +208,13 @@ func TestTraceWholeStream(t *testing.T) {
 	want := []string{
 		"C parallelism pid=7 tid=<nil> map[running:1]",
 		"X running pid=7 tid=70 ts=0 dur=2",
+		"X parallelism 1 pid=7 tid=16777223 ts=0 dur=2",
 		"C parallelism pid=7 tid=<nil> map[running:0]",
-		"X app-70 pid=7 tid=0 ts=0 dur=2",
+		"X app-70 pid=7 tid=8388615 ts=0 dur=2",
 		"X blocked pid=7 tid=70 ts=2 dur=2",
-		"M process_name pid=7 tid=0 map[name:process 7]",
-		"M thread_name pid=7 tid=0 map[name:serial (parallelism 1)]",
+		"M process_name pid=7 tid=8388615 map[name:process 7]",
+		"M thread_name pid=7 tid=8388615 map[name:serial (parallelism 1)]",
+		"M thread_name pid=7 tid=16777223 map[name:parallelism (threads on CPU)]",
 		"M thread_name pid=7 tid=70 map[name:app-70]",
 	}
 	if doc.DisplayTimeUnit != "ms" || strings.Join(got, "\n") != strings.Join(want, "\n") {
