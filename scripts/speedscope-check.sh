@@ -2,7 +2,9 @@
 # Opt-in (make speedscope-check): speedscope, from npm, imports wallfold's
 # -f trace output in a headless Chromium (playwright-core drives Debian's
 # chromium); prints speedscope's title and first line and writes a
-# screenshot of its time-ordered view.
+# screenshot of its time-ordered view, then one of the parallelism track
+# (SCREENSHOT-parallelism.png: speedscope shows no counters, so the trace
+# has the counter as slices too).
 #   scripts/speedscope-check.sh [TRACE] [SCREENSHOT.png]
 # Needs node, npm (the registry) and /usr/bin/chromium.
 set -euo pipefail
@@ -25,4 +27,8 @@ echo "$out"
 case $out in
 *'"title":"trace.json - speedscope"'*) echo "speedscope-check: imported ($shot)" ;;
 *) echo "speedscope-check: speedscope did not import the trace" >&2; exit 1 ;;
+esac
+case $out in
+*'"parallelism":'*'parallelism (threads on CPU)'*) echo "speedscope-check: the parallelism track shows (${shot%.png}-parallelism.png)" ;;
+*) echo "speedscope-check: no parallelism track in speedscope" >&2; exit 1 ;;
 esac

@@ -13,5 +13,17 @@ const { chromium } = require('playwright-core');
   const text = await p.evaluate(() => document.body.innerText.slice(0, 300));
   await p.screenshot({ path: out });
   console.log(JSON.stringify({ title, text }));
+  // speedscope shows no counters: the parallelism is a thread of its own
+  // ("parallelism (threads on CPU)"); 'n' goes to the next thread.
+  for (let i = 0; i < 64; i++) {
+    const now = await p.evaluate(() => document.body.innerText.slice(0, 300));
+    if (/parallelism \(threads on CPU\)/.test(now)) {
+      await p.screenshot({ path: out.replace(/\.png$/, '') + '-parallelism.png' });
+      console.log(JSON.stringify({ parallelism: now }));
+      break;
+    }
+    await p.keyboard.press('n');
+    await p.waitForTimeout(200);
+  }
   await b.close();
 })().catch(e => { console.error(e); process.exit(1); });
