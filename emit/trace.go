@@ -49,6 +49,13 @@ type traceThread struct {
 	since   int64
 	last    int64 // the latest transition (stretches end no later)
 	lastRef int
+	// keys: its slices' pid and tid as JSON (trackKeys), made for
+	// keysGroup; serialName: its serial stretches' name as JSON, made
+	// for serialRef (-2: none yet).
+	keys       []byte
+	keysGroup  int
+	serialName []byte
+	serialRef  int
 }
 
 type traceGroup struct {
@@ -58,6 +65,8 @@ type traceGroup struct {
 	serialAt  int64 // its start
 	shown     bool  // a counter value in the window was written
 	countAt   int64 // when count took its value
+	// its tracks' and counter's pid and tid as JSON
+	serialKeys, parKeys, counterKeys []byte
 }
 
 // traceWriter is the ChromeTrace output: stacks name the threads and the
@@ -103,69 +112,13 @@ func (t *traceWriter) Begin(first, lo, hi int64) {
 	t.lo, t.hi = lo, hi
 }
 
-// next is the output buffer's free space to append the next event to,
-// after the separator from the one before; ok is false after an error.
-func (t *traceWriter) next() (b []byte, ok bool) {
-	if t.err != nil {
-		return nil, false
-	}
-	b = t.w.AvailableBuffer()
-	if t.n > 0 {
-		b = append(b, ",\n"...)
-	}
-	t.n++
-	return b, true
-}
-
-// put writes an event appended to next's buffer.
-func (t *traceWriter) put(b []byte) { _, t.err = t.w.Write(b) }
-
-// slice writes a stretch of thread tid of group g, cut to the window.
-func (t *traceWriter) slice(g, tid int, name, cat string, from, to int64) {
-	t.stretch(g, tid, cat, from, to, name, 0)
-}
-
-// serial writes a stretch when thread alone ran alone in group g, on the
-// group's serial track, named by what ran.
-func (t *traceWriter) serial(g, alone int, from, to int64) {
-	t.stretch(g, serialTrack(tracePID(g)), "serial", from, to, "", alone)
-}
-
-// parallelism writes a stretch when n threads of group g ran, on the
-// group's parallelism track: the counter as slices, for viewers that
-// show no counters (speedscope).
-func (t *traceWriter) parallelism(g, n int, from, to int64) {
-	t.stretch(g, parallelismTrack(tracePID(g)), "parallelism", from, to, "", n)
-}
-
-// stretch is slice, serial (its name: what thread x ran) or parallelism
-// (its name: "parallelism x").
-func (t *traceWriter) stretch(g, tid int, cat string, from, to int64, name string, x int) {
-	from, to = max(from, t.lo), min(to, t.hi)
-	if to <= from {
-		return
-	}
-	b, ok := t.next()
-	if !ok {
-		return
-	}
-	b = appendSliceHead(b, cat, to-from)
-	switch cat {
-	case "serial":
-		b = t.appendSerialName(b, x)
-	case "parallelism":
-		b = strconv.AppendInt(append(b, `"parallelism `...), int64(x), 10)
-		b = append(b, '"')
-	default:
-		b = appendJSONString(b, name)
-	}
-	t.put(appendSliceTail(b, tracePID(g), tid, from-t.first))
-}
-
 func (t *traceWriter) group(key int) *traceGroup {
 	g := t.groups[key]
 	if g == nil {
-		g = &traceGroup{running: map[int]bool{}, serialTID: -1}
+		pid := tracePID(key)
+		g = &traceGroup{running: map[int]bool{}, serialTID: -1,
+			serialKeys: appendTrackKeys(nil, pid, serialTrack(pid)), parKeys: appendTrackKeys(nil, pid, parallelismTrack(pid)),
+			counterKeys: appendCounterKeys(nil, pid)}
 		t.groups[key] = g
 	}
 	return g
@@ -181,7 +134,7 @@ func (t *traceWriter) Transitions(trs []state.Transition) {
 func (t *traceWriter) add(tr *state.Transition) {
 	th := t.threads[tr.TID]
 	if th == nil {
-		th = &traceThread{group: tr.Group, lastRef: state.OtherEvent}
+		th = &traceThread{group: tr.Group, lastRef: state.OtherEvent, serialRef: -2}
 		t.threads[tr.TID] = th
 	}
 	if th.group != tr.Group && th.kind != "" {
@@ -198,12 +151,12 @@ func (t *traceWriter) add(tr *state.Transition) {
 		th.kind, th.since = "running", tr.Time
 		if !g.running[tr.TID] {
 			g.running[tr.TID] = true
-			t.count(g, tr.Group, tr.Time)
+			t.count(g, tr.Time)
 		}
 	default:
 		if g.running[tr.TID] {
 			delete(g.running, tr.TID)
-			t.count(g, tr.Group, tr.Time)
+			t.count(g, tr.Time)
 		}
 		if t.offCPU && tr.State != state.OnCPU {
 			th.kind, th.since = tr.State.String(), tr.Time
@@ -221,31 +174,36 @@ func (t *traceWriter) end(th *traceThread, tid int, at int64) {
 	if th.kind != "running" {
 		cat = "off-cpu"
 	}
-	t.slice(th.group, tid, th.kind, cat, th.since, at)
+	if th.keys == nil || th.keysGroup != th.group {
+		th.keys, th.keysGroup = appendTrackKeys(th.keys[:0], tracePID(th.group), tid), th.group
+	}
+	if b, from, ok := t.head(cat, th.since, at); ok {
+		t.finish(appendJSONString(b, th.kind), th.keys, from)
+	}
 	th.kind = ""
 }
 
 // count writes the group's parallelism counter and opens or closes its
 // serial stretch.
-func (t *traceWriter) count(g *traceGroup, key int, at int64) {
+func (t *traceWriter) count(g *traceGroup, at int64) {
 	n := len(g.running)
 	if n == g.count {
 		return
 	}
 	old := g.count
 	if old > 0 {
-		t.parallelism(key, old, g.countAt, at)
+		t.parallelism(g, old, g.countAt, at)
 	}
 	g.count, g.countAt = n, at
 	if at >= t.lo && at <= t.hi {
 		if !g.shown && at > t.lo && t.lo > -1<<62 {
-			t.counter(key, t.lo, old) // what ran when the window opened
+			t.counter(g, t.lo, old) // what ran when the window opened
 		}
 		g.shown = true
-		t.counter(key, at, n)
+		t.counter(g, at, n)
 	}
 	if g.serialTID >= 0 {
-		t.serial(key, g.serialTID, g.serialAt, at)
+		t.serial(g, g.serialTID, g.serialAt, at)
 		g.serialTID = -1
 	}
 	if n == 1 {
@@ -253,50 +211,6 @@ func (t *traceWriter) count(g *traceGroup, key int, at int64) {
 			g.serialTID, g.serialAt = tid, at
 		}
 	}
-}
-
-func (t *traceWriter) counter(key int, at int64, n int) {
-	if b, ok := t.next(); ok {
-		t.put(appendCounterEvent(b, tracePID(key), at-t.first, n))
-	}
-}
-
-// name writes a metadata event naming a process or a track.
-func (t *traceWriter) name(kind string, pid, tid int, name string) {
-	if b, ok := t.next(); ok {
-		t.put(appendNameEvent(b, kind, pid, tid, name))
-	}
-}
-
-// appendSerialName appends, quoted, what ran alone: the thread and its
-// last sample's leaf ("cc1-42: memset", "tid 42" when no sample named
-// it). The stack's names are read in place: serial stretches are many.
-func (t *traceWriter) appendSerialName(b []byte, tid int) []byte {
-	b = append(b, '"')
-	var frames []uint32
-	if th := t.threads[tid]; th != nil && th.lastRef >= 0 {
-		frames = t.stacks.Frames(uint32(th.lastRef))
-	}
-	if comm := t.rootName(frames); comm != "" {
-		b = appendJSONChars(b, comm)
-		b = append(b, '-')
-	} else {
-		b = append(b, "tid "...)
-	}
-	b = strconv.AppendInt(b, int64(tid), 10)
-	if len(frames) > 1 {
-		b = append(b, ": "...)
-		b = appendJSONChars(b, t.stacks.Name(frames[len(frames)-1]))
-	}
-	return append(b, '"')
-}
-
-// rootName is the name of a stack's root, its thread's comm ("" for none).
-func (t *traceWriter) rootName(frames []uint32) string {
-	if len(frames) == 0 {
-		return ""
-	}
-	return t.stacks.Name(frames[0])
 }
 
 // WriteTo closes the open stretches at the trace's end, names the
@@ -311,13 +225,13 @@ func (t *traceWriter) WriteTo(_ io.Writer, end *End) error {
 	for _, k := range slices.Sorted(maps.Keys(t.groups)) {
 		g := t.groups[k]
 		if g.serialTID >= 0 {
-			t.serial(k, g.serialTID, g.serialAt, last)
+			t.serial(g, g.serialTID, g.serialAt, last)
 		}
 		if g.count > 0 {
-			t.parallelism(k, g.count, g.countAt, last)
+			t.parallelism(g, g.count, g.countAt, last)
 		}
 		if !g.shown && g.count > 0 && t.lo > -1<<62 && t.lo <= last {
-			t.counter(k, t.lo, g.count) // ran through the whole window
+			t.counter(g, t.lo, g.count) // ran through the whole window
 		}
 		name := "workload"
 		switch end.Trace.Scope {

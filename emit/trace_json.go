@@ -41,6 +41,15 @@ func appendMicros(b []byte, ns int64) []byte {
 	return append(b, digits[:n]...)
 }
 
+// jsonPlain: the bytes encoding/json writes as they are (printable
+// ASCII but for the quote, the backslash and its HTML escapes).
+var jsonPlain = func() (plain [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		plain[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return plain
+}()
+
 // appendJSONString appends s quoted as encoding/json writes it.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -54,7 +63,7 @@ func appendJSONString(b []byte, s string) []byte {
 // the parts of a string split at ASCII characters make the whole's form.
 func appendJSONChars(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !jsonPlain[s[i]] {
 			m, _ := json.Marshal(s) // a string: no error
 			return append(b, m[1:len(m)-1]...)
 		}
@@ -62,11 +71,9 @@ func appendJSONChars(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// appendSliceHead and appendSliceTail append a complete event ("X"): a
-// stretch of track tid of process pid from ts for dur (ns from the
-// trace's first record); the caller appends its name in between.
-// ts and dur are in ns; the name is appended by the caller between
-// appendSliceHead and appendSliceTail.
+// A complete event ("X") is appendSliceHead, its name, the keys of its
+// track (appendTrackKeys: pid and tid, kept per track), its start, '}'.
+// ts and dur are in ns from the trace's first record.
 func appendSliceHead(b []byte, cat string, dur int64) []byte {
 	b = append(b, `{"cat":`...)
 	b = appendJSONString(b, cat)
@@ -75,25 +82,36 @@ func appendSliceHead(b []byte, cat string, dur int64) []byte {
 	return append(b, `,"name":`...)
 }
 
-func appendSliceTail(b []byte, pid, tid int, ts int64) []byte {
+// appendTrackKeys appends what follows a slice's name up to its ts.
+func appendTrackKeys(b []byte, pid, tid int) []byte {
 	b = append(b, `,"ph":"X","pid":`...)
 	b = strconv.AppendInt(b, int64(pid), 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(tid), 10)
-	b = append(b, `,"ts":`...)
-	b = appendMicros(b, ts)
-	return append(b, '}')
+	return append(b, `,"ts":`...)
 }
 
-// appendCounterEvent appends process pid's parallelism counter ("C").
-func appendCounterEvent(b []byte, pid int, ts int64, running int) []byte {
-	b = append(b, `{"args":{"running":`...)
-	b = strconv.AppendInt(b, int64(running), 10)
+// appendSliceTail appends what follows a slice's name.
+func appendSliceTail(b []byte, pid, tid int, ts int64) []byte {
+	return append(appendMicros(appendTrackKeys(b, pid, tid), ts), '}')
+}
+
+// A counter event ("C") of process pid's parallelism is
+// appendCounterHead, appendCounterKeys (kept per process), its ts, '}'.
+func appendCounterHead(b []byte, running int) []byte {
+	return strconv.AppendInt(append(b, `{"args":{"running":`...), int64(running), 10)
+}
+
+func appendCounterKeys(b []byte, pid int) []byte {
 	b = append(b, `},"name":"parallelism","ph":"C","pid":`...)
 	b = strconv.AppendInt(b, int64(pid), 10)
-	b = append(b, `,"ts":`...)
-	b = appendMicros(b, ts)
-	return append(b, '}')
+	return append(b, `,"ts":`...)
+}
+
+// appendCounterEvent appends a whole counter event.
+func appendCounterEvent(b []byte, pid int, ts int64, running int) []byte {
+	b = appendCounterKeys(appendCounterHead(b, running), pid)
+	return append(appendMicros(b, ts), '}')
 }
 
 // appendNameEvent appends a metadata event ("M", process_name or
