@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"io"
 	"math/bits"
 	"reflect"
 	"slices"
@@ -9,30 +10,32 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// encodeProfile is pr as protobuf (profile.proto), the bytes that
-// profile's WriteUncompressed writes: the same fields in the same order,
-// strings numbered in the order it meets them, lists of more than two
-// numbers packed. It exists for speed: the library sorts and looks up
+// encodeProfile writes pr as protobuf (profile.proto) to w, the bytes
+// that profile's WriteUncompressed writes: the same fields in the same
+// order, strings numbered in the order it meets them, lists of more than
+// two numbers packed. It exists for speed: the library sorts and looks up
 // every sample's labels anew, where our samples share a few label maps,
-// whose encoding encodeProfile keeps; tests compare the two byte for byte.
-func encodeProfile(pr *profile.Profile) []byte {
-	e := pbEncoder{strs: map[string]int64{}, labels: map[unsafe.Pointer][]byte{}}
+// whose encoding encodeProfile keeps; and it writes as it goes (in
+// pbChunk pieces) where the library makes the whole message first. Tests
+// compare the two byte for byte. Its error is w's first.
+func encodeProfile(w io.Writer, pr *profile.Profile) error {
+	e := pbEncoder{strs: map[string]int64{}, labels: map[unsafe.Pointer][]byte{}, w: w}
 	e.str("")
-	b := make([]byte, 0, 64<<10)
+	b := make([]byte, 0, 2*pbChunk)
 	for _, st := range pr.SampleType {
 		b = e.valueType(b, 1, st)
 	}
 	for _, s := range pr.Sample {
-		b = e.sample(b, s)
+		b = e.flush(e.sample(b, s))
 	}
 	for _, m := range pr.Mapping {
-		b = e.mapping(b, m)
+		b = e.flush(e.mapping(b, m))
 	}
 	for _, l := range pr.Location {
-		b = e.location(b, l)
+		b = e.flush(e.location(b, l))
 	}
 	for _, f := range pr.Function {
-		b = e.function(b, f)
+		b = e.flush(e.function(b, f))
 	}
 	drop, keep := e.str(pr.DropFrames), e.str(pr.KeepFrames)
 	var periodType []byte
@@ -45,7 +48,7 @@ func encodeProfile(pr *profile.Profile) []byte {
 	}
 	def, doc := e.str(pr.DefaultSampleType), e.str(pr.DocURL)
 	for _, s := range e.list {
-		b = pbBytes(b, 6, s)
+		b = e.flush(pbBytes(b, 6, s))
 	}
 	b = pbOpt(b, 7, uint64(drop))
 	b = pbOpt(b, 8, uint64(keep))
@@ -57,7 +60,27 @@ func encodeProfile(pr *profile.Profile) []byte {
 	b = pbOpt(b, 12, uint64(pr.Period))
 	b = pbNumbers(b, 13, comments)
 	b = pbVarintField(b, 14, uint64(def))
-	return pbOpt(b, 15, uint64(doc))
+	b = pbOpt(b, 15, uint64(doc))
+	if e.err == nil {
+		_, e.err = w.Write(b)
+	}
+	return e.err
+}
+
+// pbChunk is how much encoded profile is kept before it is written (a
+// variable: tests write in small pieces).
+var pbChunk = 256 << 10
+
+// flush writes b once it holds pbChunk bytes, and returns what is left
+// to append to (nothing more is written after an error).
+func (e *pbEncoder) flush(b []byte) []byte {
+	if len(b) < pbChunk {
+		return b
+	}
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+	return b[:0]
 }
 
 // pbEncoder numbers strings, and keeps each label map's encoding.
@@ -65,6 +88,8 @@ type pbEncoder struct {
 	strs   map[string]int64
 	list   []string
 	labels map[unsafe.Pointer][]byte
+	w      io.Writer
+	err    error
 	scr    []byte   // a message's fields, before its tag and length
 	nums   []uint64 // a packed list's numbers
 	keys   []string
