@@ -146,3 +146,21 @@ func TestTraceParallelismTrack(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceIDsTree: with --tree the group is the root process under its
+// real pid (phases, 6028 in the system-wide trace, as the summary names
+// it), and no event has pid or tid 0.
+func TestTraceIDsTree(t *testing.T) {
+	evs := rawTraceEvents(t, "--tree=phases", trace("syswide.txt"))
+	if len(evs) == 0 {
+		t.Fatal("no events")
+	}
+	for _, e := range evs {
+		pid, _ := rawInt(t, e, "pid")
+		tid, hasTID := rawInt(t, e, "tid")
+		if pid != 6028 || hasTID && tid <= 0 {
+			raw, _ := json.Marshal(e)
+			t.Fatalf("event of pid %d, tid %d, want pid 6028: %s", pid, tid, raw)
+		}
+	}
+}
