@@ -21,7 +21,7 @@ type RecordCmd struct {
 	SystemWide bool          `name:"system-wide" short:"a" help:"Record every CPU (perf record -a); the group is CMD's process tree."`
 	CallGraph  string        `name:"call-graph" placeholder:"fp|dwarf[,SIZE]|lbr" help:"How perf records stacks (perf record --call-graph; default fp, as -g): dwarf for programs built without frame pointers (bigger perf.data, slower perf script)."`
 	PID        string        `name:"pid" short:"p" placeholder:"PID[,PID]" help:"Attach to running processes (perf record -p) instead of running a command; --duration or Ctrl-C ends the recording."`
-	Duration   time.Duration `name:"duration" help:"Stop recording after this long (e.g. 10s): perf record gets SIGINT, as from Ctrl-C."`
+	Duration   time.Duration `name:"duration" help:"Stop recording after this long (e.g. 10s), counted from when perf's events are on: with -p perf runs sleep as its workload (perf record -p PID -- sleep 10); with a command perf gets SIGINT, as from Ctrl-C."`
 	ClockID    string        `name:"clockid" short:"k" help:"perf record -k: the clock of the records (mono lines them up with other monotonic timestamps)."`
 	MmapPages  string        `name:"mmap-pages" short:"m" placeholder:"PAGES" help:"perf record -m: a bigger ring buffer when perf lost records."`
 	Events     []string      `name:"event" short:"e" sep:"none" placeholder:"EVENT" help:"More events for perf record -e, beside the clock (repeatable)."`

@@ -56,13 +56,24 @@ const execWrapper = `exec 2>&3 3>&-; exec "$@"`
 func recordArgs(o Options, data string, f features) []string {
 	args := perfOptions(o, data, f)
 	if len(o.Cmd) == 0 {
-		return args
+		return append(args, attachTimer(o)...)
 	}
 	args = append(args, "--", "/bin/sh", "-c", execWrapper, "wallfold-exec")
 	if f.pdeathsigExec != "" {
 		args = append(args, f.pdeathsigExec, "--pdeathsig", "KILL", "--")
 	}
 	return append(args, o.Cmd...)
+}
+
+// attachTimer is what ends an attached recording after --duration: perf
+// runs sleep as its workload once its events are on, as perf users write
+// it (perf record -p PID -- sleep 10), so that perf's own start (seconds
+// on a busy machine or a large process) is not taken from the duration.
+func attachTimer(o Options) []string {
+	if o.Duration <= 0 {
+		return nil
+	}
+	return []string{"--", "sleep", strconv.FormatFloat(o.Duration.Seconds(), 'f', -1, 64)}
 }
 
 // Recipe is the perf record command line that records o by hand, into
@@ -72,6 +83,8 @@ func Recipe(o Options, f features) string {
 	args := perfOptions(o, "perf.data", f)
 	if len(o.Cmd) > 0 {
 		args = append(append(args, "--"), o.Cmd...)
+	} else {
+		args = append(args, attachTimer(o)...)
 	}
 	quoted := []string{"perf"}
 	for _, a := range args {

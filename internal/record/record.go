@@ -146,7 +146,11 @@ func (r *Recording) record(o Options, stderr io.Writer) (int, error) {
 		return 0, &Error{2, fmt.Sprintf("perf record: %v", err)}
 	}
 	done := make(chan struct{})
-	go r.forward(p.Process, o.Duration, done)
+	stopAfter := o.Duration
+	if len(o.Cmd) == 0 {
+		stopAfter = 0 // attached: perf's sleep ends it (attachTimer)
+	}
+	go r.forward(p.Process, stopAfter, done)
 	err := p.Wait()
 	close(done)
 	if err == nil {

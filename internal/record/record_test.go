@@ -214,6 +214,13 @@ func TestPerfFlags(t *testing.T) {
 	if got, want := strings.Join(recordArgs(attach, "D", f), " "), "record -q -o D -e cpu-clock -F 999 -g --switch-events -p 42 -B --no-bpf-event"; got != want {
 		t.Errorf("-p: perf %s, want perf %s", got, want)
 	}
+	attach.Duration = 1500 * time.Millisecond
+	if got, want := strings.Join(recordArgs(attach, "D", f), " "), "record -q -o D -e cpu-clock -F 999 -g --switch-events -p 42 -B --no-bpf-event -- sleep 1.5"; got != want {
+		t.Errorf("attached for 1.5 s:\n got %s\nwant %s", got, want)
+	}
+	if got := Recipe(attach, f); !strings.HasSuffix(got, " -p 42 -B --no-bpf-event -- sleep 1.5") {
+		t.Errorf("the recipe of an attached 1.5 s: %s", got)
+	}
 	if err := Check(Options{PID: "42", Cmd: []string{"true"}}); err == nil {
 		t.Errorf("-p with a command: no error")
 	}
