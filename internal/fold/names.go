@@ -1,6 +1,10 @@
 package fold
 
-import "github.com/wallfold/wallfold/parse"
+import (
+	"maps"
+
+	"github.com/wallfold/wallfold/parse"
+)
 
 // threadNames names the records that perf printed with a ":TID" comm
 // (perf 7 forgets a thread at its EXIT: its last samples and switch-outs
@@ -16,10 +20,14 @@ import "github.com/wallfold/wallfold/parse"
 // records the CPU printed last, when that task has EXITed: its name is
 // given too (the tid stays -1: who runs is the model's to say).
 //
-// Memory: one entry per thread, forgotten some time after the thread's
-// EXIT once the table has grown.
+// Memory: 4 bytes per thread (the index of its name, tidtable.go; the
+// names once each), and the time of the EXIT of the threads that exited
+// lately: those are forgotten some time after it once the table has grown.
 type threadNames struct {
-	byTID map[int]threadName
+	byTID tidTable          // tid -> 1 + the index of its name in list
+	gone  map[int]int64     // tids in byTID that EXITed -> when
+	list  [][]byte          // the names, each once: never written once stored (records point into them)
+	pool  map[string]uint32 // name -> its index in list
 	// Names learnt or confirmed lately, by tid modulo its size: a record
 	// of a thread seen lately costs a comparison, no map lookup (9 ns a
 	// record instead of 25, BenchmarkThreadNames; 64 slots were too few
@@ -28,19 +36,11 @@ type threadNames struct {
 	now    int64 // the latest record time seen
 	onCPU  []int // CPU -> the tid of its last record (0 idle), -1 none
 	limit  int   // table size at which exited threads are forgotten
-	// Each name once: a build's thousands of threads have a few names.
-	pool map[string][]byte
 }
 
 type recentName struct {
 	tid  int // 0: empty
 	name []byte
-}
-
-type threadName struct {
-	name   []byte // never written once stored: records point into it
-	exited int64  // the time of the thread's EXIT, when gone
-	gone   bool
 }
 
 const (
@@ -55,7 +55,15 @@ const (
 )
 
 func newThreadNames() threadNames {
-	return threadNames{byTID: make(map[int]threadName), pool: make(map[string][]byte), limit: namesMinLimit}
+	return threadNames{gone: make(map[int]int64), pool: make(map[string]uint32), limit: namesMinLimit}
+}
+
+// name returns thread tid's name, if known.
+func (n *threadNames) name(tid int) ([]byte, bool) {
+	if i := n.byTID.get(tid); i != 0 {
+		return n.list[i-1], true
+	}
+	return nil, false
 }
 
 // fix learns the names rec tells, and sets rec.Comm to its thread's
@@ -67,14 +75,14 @@ func (n *threadNames) fix(rec *parse.Record) {
 	switch {
 	case !rec.HasTID:
 	case rec.TID > 0 && parse.IsPlaceholderComm(rec.Comm, rec.TID):
-		if e, ok := n.byTID[rec.TID]; ok {
-			rec.Comm = e.name
+		if name, ok := n.name(rec.TID); ok {
+			rec.Comm = name
 		}
 	case rec.TID > 0:
 		n.learn(rec.TID, rec.Comm)
 	case rec.TID < 0 && rec.CPU >= 0 && rec.CPU < len(n.onCPU) && parse.IsPlaceholderComm(rec.Comm, rec.TID):
-		if e, ok := n.byTID[n.onCPU[rec.CPU]]; ok && e.gone {
-			rec.Comm = e.name
+		if name, ok := n.name(n.onCPU[rec.CPU]); ok && n.exited(n.onCPU[rec.CPU]) {
+			rec.Comm = name
 		}
 	}
 	if rec.HasTID && rec.TID >= 0 && rec.CPU >= 0 {
@@ -89,11 +97,16 @@ func (n *threadNames) fix(rec *parse.Record) {
 			n.born(rec.SubjectTID, rec.Comm)
 		}
 	case parse.KindExit:
-		if e, ok := n.byTID[rec.SubjectTID]; ok && rec.SubjectTID > 0 {
-			e.gone, e.exited = true, n.now
-			n.byTID[rec.SubjectTID] = e
+		if rec.SubjectTID > 0 && n.byTID.get(rec.SubjectTID) != 0 {
+			n.gone[rec.SubjectTID] = n.now
 		}
 	}
+}
+
+// exited reports whether a known thread tid EXITed.
+func (n *threadNames) exited(tid int) bool {
+	_, ok := n.gone[tid]
+	return ok
 }
 
 // ran notes a record of thread tid on cpu.
@@ -118,32 +131,30 @@ func (n *threadNames) learn(tid int, name []byte) {
 	if r.tid == tid && string(name) == string(r.name) {
 		return
 	}
-	e, ok := n.byTID[tid]
-	if !ok || string(e.name) != string(name) {
+	i := n.byTID.get(tid)
+	if i == 0 || string(n.list[i-1]) != string(name) {
 		if parse.LooksPlaceholderComm(name) {
 			return
 		}
-		if !ok && len(n.byTID) >= n.limit {
+		if i == 0 && n.byTID.n >= n.limit {
 			n.prune()
 		}
-		e.name = n.intern(name)
-		n.byTID[tid] = e
+		i = n.intern(name) + 1
+		n.byTID.set(tid, i)
 	}
-	*r = recentName{tid, e.name}
+	*r = recentName{tid, n.list[i-1]}
 }
 
-// intern returns a copy of name kept for the run, the same for the same
-// name.
-func (n *threadNames) intern(name []byte) []byte {
-	if b, ok := n.pool[string(name)]; ok {
-		return b
-	}
-	if len(n.pool) >= n.limit {
-		n.pool = make(map[string][]byte) // the names kept stay valid
+// intern returns the index of name in the list, added if new.
+func (n *threadNames) intern(name []byte) uint32 {
+	if i, ok := n.pool[string(name)]; ok {
+		return i
 	}
 	b := append([]byte(nil), name...)
-	n.pool[string(b)] = b
-	return b
+	n.list = append(n.list, b)
+	i := uint32(len(n.list) - 1)
+	n.pool[string(b)] = i
+	return i
 }
 
 // born starts thread tid afresh under its parent's name.
@@ -151,40 +162,42 @@ func (n *threadNames) born(tid int, name []byte) {
 	if tid <= 0 || len(name) == 0 || parse.LooksPlaceholderComm(name) {
 		return
 	}
-	if e, ok := n.byTID[tid]; ok && e.gone {
-		delete(n.byTID, tid) // a reused tid: not the old thread
+	if n.exited(tid) {
+		n.byTID.set(tid, 0) // a reused tid: not the old thread
+		delete(n.gone, tid)
 		n.recent[tid%recentSlots] = recentName{}
 	}
 	n.learn(tid, name)
 }
 
 // prune forgets the threads that exited long enough ago, and lets the
-// table grow to twice what is left before it looks again.
+// table grow to twice what is left before it looks again; the names no
+// thread has any more go too.
 func (n *threadNames) prune() {
 	old := 0
-	for _, e := range n.byTID {
-		if e.gone && n.now-e.exited > keepAfterExit {
+	for tid, at := range n.gone {
+		if n.now-at > keepAfterExit {
+			n.byTID.set(tid, 0)
+			delete(n.gone, tid)
 			old++
 		}
 	}
-	if 2*old >= len(n.byTID) {
-		// Most go: copied rather than deleted from, since a Go map keeps
-		// its largest size's buckets, and memory is to follow the live
-		// threads. (Copying a map most of which stays would double it.)
-		live := make(map[int]threadName, len(n.byTID)-old)
-		for tid, e := range n.byTID {
-			if !e.gone || n.now-e.exited <= keepAfterExit {
-				live[tid] = e
-			}
-		}
-		n.byTID = live
-	} else if old > 0 {
-		for tid, e := range n.byTID {
-			if e.gone && n.now-e.exited > keepAfterExit {
-				delete(n.byTID, tid)
-			}
-		}
+	if old > 0 {
+		// A Go map keeps its largest size's buckets after deletes.
+		n.gone = maps.Clone(n.gone)
+	}
+	if len(n.list) > 2*n.byTID.n+namesMinLimit {
+		n.renumber()
 	}
 	n.recent = [recentSlots]recentName{}
-	n.limit = max(namesMinLimit, 2*len(n.byTID))
+	n.limit = max(namesMinLimit, 2*n.byTID.n)
+}
+
+// renumber keeps only the names some thread has.
+func (n *threadNames) renumber() {
+	list := n.list
+	n.list, n.pool = nil, make(map[string]uint32)
+	n.byTID.each(func(tid int, i uint32) {
+		n.byTID.set(tid, n.intern(list[i-1])+1)
+	})
 }

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -77,8 +78,8 @@ func TestThreadNamesBounded(t *testing.T) {
 		n.fix(task(parse.KindExit, "cc1", tid, 0, us+1, tid, 1))
 	}
 	// 10 s of threads at most, and the table doubles before it prunes.
-	if max := 2 * int(keepAfterExit/1e6); len(n.byTID) > max {
-		t.Errorf("%d threads kept, want at most %d", len(n.byTID), max)
+	if max := 2 * int(keepAfterExit/1e6); n.byTID.n > max {
+		t.Errorf("%d threads kept, want at most %d", n.byTID.n, max)
 	}
 	last := 1000 + threads - 1
 	r := head(parse.KindSample, ":"+strconv.Itoa(last), last, 0, int64(threads)*1000)
@@ -115,4 +116,36 @@ func BenchmarkThreadNames(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestThreadNamesMemoryPerThread: threads seen once each, under a few
+// names, cost a few bytes each (the name's index), not a copy or a slice
+// of the name: two million threads' names took 218 MB.
+func TestThreadNamesMemoryPerThread(t *testing.T) {
+	const threads = 1 << 18
+	recs := []*parse.Record{head(parse.KindSample, "worker", 0, 0, 0), head(parse.KindSample, "cc1", 0, 1, 0)}
+	before := heapInUse()
+	n := newThreadNames()
+	for i := 0; i < threads; i++ {
+		r := recs[i%2]
+		r.TID, r.Time = 1000+i, int64(i)*1000
+		n.fix(r)
+	}
+	grew := heapInUse() - before
+	if perThread := float64(grew) / threads; perThread > 16 {
+		t.Errorf("%.1f bytes a thread (heap %d bytes more for %d threads), want at most 16", perThread, grew, threads)
+	}
+	r := head(parse.KindSample, ":"+strconv.Itoa(1000+threads-1), 1000+threads-1, 0, threads*1000)
+	if n.fix(r); string(r.Comm) != "cc1" {
+		t.Errorf("the last thread: %q", r.Comm)
+	}
+	runtime.KeepAlive(&n)
+}
+
+// heapInUse is the heap in use after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapInuse)
 }
