@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/wallfold/wallfold/parse"
+	"github.com/wallfold/wallfold/state"
 )
 
 // threadNames names the records that perf printed with a ":TID" comm
@@ -24,7 +25,7 @@ import (
 // names once each), and the time of the EXIT of the threads that exited
 // lately: those are forgotten some time after it once the table has grown.
 type threadNames struct {
-	byTID tidTable          // tid -> 1 + the index of its name in list
+	byTID state.TIDTable    // tid -> 1 + the index of its name in list
 	gone  map[int]int64     // tids in byTID that EXITed -> when
 	list  [][]byte          // the names, each once: never written once stored (records point into them)
 	pool  map[string]uint32 // name -> its index in list
@@ -60,7 +61,7 @@ func newThreadNames() threadNames {
 
 // name returns thread tid's name, if known.
 func (n *threadNames) name(tid int) ([]byte, bool) {
-	if i := n.byTID.get(tid); i != 0 {
+	if i := n.byTID.Get(tid); i != 0 {
 		return n.list[i-1], true
 	}
 	return nil, false
@@ -97,7 +98,7 @@ func (n *threadNames) fix(rec *parse.Record) {
 			n.born(rec.SubjectTID, rec.Comm)
 		}
 	case parse.KindExit:
-		if rec.SubjectTID > 0 && n.byTID.get(rec.SubjectTID) != 0 {
+		if rec.SubjectTID > 0 && n.byTID.Get(rec.SubjectTID) != 0 {
 			n.gone[rec.SubjectTID] = n.now
 		}
 	}
@@ -131,16 +132,16 @@ func (n *threadNames) learn(tid int, name []byte) {
 	if r.tid == tid && string(name) == string(r.name) {
 		return
 	}
-	i := n.byTID.get(tid)
+	i := n.byTID.Get(tid)
 	if i == 0 || string(n.list[i-1]) != string(name) {
 		if parse.LooksPlaceholderComm(name) {
 			return
 		}
-		if i == 0 && n.byTID.n >= n.limit {
+		if i == 0 && n.byTID.Len() >= n.limit {
 			n.prune()
 		}
 		i = n.intern(name) + 1
-		n.byTID.set(tid, i)
+		n.byTID.Set(tid, i)
 	}
 	*r = recentName{tid, n.list[i-1]}
 }
@@ -163,7 +164,7 @@ func (n *threadNames) born(tid int, name []byte) {
 		return
 	}
 	if n.exited(tid) {
-		n.byTID.set(tid, 0) // a reused tid: not the old thread
+		n.byTID.Set(tid, 0) // a reused tid: not the old thread
 		delete(n.gone, tid)
 		n.recent[tid%recentSlots] = recentName{}
 	}
@@ -177,7 +178,7 @@ func (n *threadNames) prune() {
 	old := 0
 	for tid, at := range n.gone {
 		if n.now-at > keepAfterExit {
-			n.byTID.set(tid, 0)
+			n.byTID.Set(tid, 0)
 			delete(n.gone, tid)
 			old++
 		}
@@ -186,18 +187,18 @@ func (n *threadNames) prune() {
 		// A Go map keeps its largest size's buckets after deletes.
 		n.gone = maps.Clone(n.gone)
 	}
-	if len(n.list) > 2*n.byTID.n+namesMinLimit {
+	if len(n.list) > 2*n.byTID.Len()+namesMinLimit {
 		n.renumber()
 	}
 	n.recent = [recentSlots]recentName{}
-	n.limit = max(namesMinLimit, 2*n.byTID.n)
+	n.limit = max(namesMinLimit, 2*n.byTID.Len())
 }
 
 // renumber keeps only the names some thread has.
 func (n *threadNames) renumber() {
 	list := n.list
 	n.list, n.pool = nil, make(map[string]uint32)
-	n.byTID.each(func(tid int, i uint32) {
-		n.byTID.set(tid, n.intern(list[i-1])+1)
+	n.byTID.Each(func(tid int, i uint32) {
+		n.byTID.Set(tid, n.intern(list[i-1])+1)
 	})
 }

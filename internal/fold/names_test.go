@@ -78,8 +78,8 @@ func TestThreadNamesBounded(t *testing.T) {
 		n.fix(task(parse.KindExit, "cc1", tid, 0, us+1, tid, 1))
 	}
 	// 10 s of threads at most, and the table doubles before it prunes.
-	if max := 2 * int(keepAfterExit/1e6); n.byTID.n > max {
-		t.Errorf("%d threads kept, want at most %d", n.byTID.n, max)
+	if max := 2 * int(keepAfterExit/1e6); n.byTID.Len() > max {
+		t.Errorf("%d threads kept, want at most %d", n.byTID.Len(), max)
 	}
 	last := 1000 + threads - 1
 	r := head(parse.KindSample, ":"+strconv.Itoa(last), last, 0, int64(threads)*1000)

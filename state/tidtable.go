@@ -1,13 +1,14 @@
-package fold
+package state
 
-// tidTable maps a thread id to a small number (0: none) in 4 bytes a
-// thread: pages of a dense array for the tids Linux gives (below
-// tidDense: pid_max is at most 2^22), a map for any other. Two million
-// threads' names took 218 MB in a map of slices; here 8 MB.
-type tidTable struct {
+// TIDTable maps a thread id to a number (0: none) in 4 bytes a thread:
+// pages of a dense array for the tids Linux gives (below tidDense:
+// pid_max is at most 2^22), a map for any other. Two million threads'
+// names took 218 MB in a map of slices; in one of these, 8 MB. The zero
+// TIDTable is empty.
+type TIDTable struct {
 	pages [][]uint32 // tid>>tidPageBits -> its page (nil: none yet)
 	big   map[int]uint32
-	n     int // non-zero entries
+	n     int // entries
 }
 
 const (
@@ -15,7 +16,8 @@ const (
 	tidDense    = 1 << 22
 )
 
-func (t *tidTable) get(tid int) uint32 {
+// Get returns tid's entry (0: none).
+func (t *TIDTable) Get(tid int) uint32 {
 	if tid >= 0 && tid < tidDense {
 		if p := tid >> tidPageBits; p < len(t.pages) && t.pages[p] != nil {
 			return t.pages[p][tid&(1<<tidPageBits-1)]
@@ -25,8 +27,8 @@ func (t *tidTable) get(tid int) uint32 {
 	return t.big[tid]
 }
 
-// set sets tid's entry to v (0: deletes it).
-func (t *tidTable) set(tid int, v uint32) {
+// Set sets tid's entry to v (0: deletes it).
+func (t *TIDTable) Set(tid int, v uint32) {
 	var slot *uint32
 	if tid >= 0 && tid < tidDense {
 		p := tid >> tidPageBits
@@ -66,8 +68,12 @@ func (t *tidTable) set(tid int, v uint32) {
 	*slot = v
 }
 
-// each calls f for every entry.
-func (t *tidTable) each(f func(tid int, v uint32)) {
+// Len returns the number of entries.
+func (t *TIDTable) Len() int { return t.n }
+
+// Each calls f for every entry, the tids below 2^22 in order first; f
+// may Set entries that exist.
+func (t *TIDTable) Each(f func(tid int, v uint32)) {
 	for p, page := range t.pages {
 		for i, v := range page {
 			if v != 0 {
