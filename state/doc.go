@@ -40,5 +40,6 @@
 // no sample covers, unsampled.go), bridges lost records (lost.go), keeps
 // silences with nothing printed from ending threads (stall.go), tells
 // records written out of order (skew.go) and keeps the process tree
-// (tree.go).
+// (tree.go). Threads that went quiet are forgotten, in a few bytes each,
+// and brought back as they were if they come back (cold.go).
 package state

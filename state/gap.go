@@ -77,6 +77,7 @@ func (t *tracker) advance(now int64) {
 		t.discontinuity()
 	}
 	t.reap()
+	t.forgetQuiet()
 	if t.cfg.Gap <= 0 {
 		return
 	}
@@ -112,6 +113,7 @@ func (t *tracker) advance(now int64) {
 		o.th.segOpen = false
 		o.th.running = false
 		t.splitSilent(o.th)
+		t.cooling(o.th)
 		t.stats.SilentStops++
 		t.ehead++
 		t.drain(o.th.g)
@@ -139,6 +141,7 @@ func (t *tracker) endGaps(stop bool) {
 			o.th.segOpen = false
 			if stop {
 				o.th.running = false
+				t.cooling(o.th)
 			}
 			t.splitSilent(o.th)
 		}
@@ -204,6 +207,7 @@ func (t *tracker) stop(th *thread, now int64, how offHow) {
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu)
 	}
+	t.cooling(th)
 }
 
 // closeGap decides the thread's open gap at a new sign at time now.

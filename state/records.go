@@ -142,7 +142,7 @@ func (t *tracker) fork(now int64, pid, tid, ppid, ref int) {
 	t.stats.TaskEvents++
 	t.advance(now)
 	t.noteParent(pid, ppid)
-	old := t.threads[tid]
+	old := t.lookup(tid)
 	if old != nil && t.staleFork(old, now) {
 		t.stale(now - old.firstAt)
 		t.learn(pid, tid)
@@ -169,7 +169,7 @@ func (t *tracker) exit(now int64, pid, tid, cpu, ref int) {
 	t.stats.Exits++
 	t.advance(now)
 	t.learn(pid, tid)
-	if th := t.threads[tid]; th != nil {
+	if th := t.lookup(tid); th != nil {
 		th.g.off.touch(now)
 		th.exited, th.exitAt = true, now
 		t.ownStop(th, now, offGone, cpu)
@@ -236,6 +236,7 @@ func (t *tracker) finish() []Split {
 	if !t.cfg.KeepSplits && t.cfg.ReleaseOff == nil {
 		return nil
 	}
+	t.reviveAll(coldRunCPU | coldInSet) // what the end tells of them
 	t.unsampledAll()
 	splits := t.closeSplits()
 	if !t.cfg.KeepSplits {

@@ -143,6 +143,7 @@ func (s *segments) merge(splits []Split) []Split {
 // or gaps; the same setup, counts, wakers, processes, parents and tree.
 func (t *tracker) nextSegment() *tracker {
 	n := newTracker(t.cfg)
+	n.forgetSoon = t.forgetSoon
 	n.stats = t.stats
 	n.wake = t.wake // the wakers are the whole trace's, as the splits
 	n.pidOf = t.pidOf

@@ -134,7 +134,7 @@ type group struct {
 type tracker struct {
 	cfg     config
 	threads map[int]*thread
-	pidOf   map[int]int // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
+	pidOf   *pidTable // tid -> pid learned from FORK, pid/tid columns, CPU-wide switches
 	groups  map[int]*group
 	one     *group          // the only group in workload scope; the tree's in tree scope
 	cpuCur  map[int]*thread // CPU -> the thread last seen on it
@@ -146,6 +146,9 @@ type tracker struct {
 	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
 	dead    []deadThread // exited threads, to forget later
 	reaped  int          // threads forgotten since the maps were last remade
+	cold    coldStore    // threads forgotten while quiet (cold.go)
+	// forgetSoon: forget quiet threads as soon as they may be (tests).
+	forgetSoon bool
 
 	lossTrack  // losses of records (lost.go)
 	stallTrack // the time nothing was printed (stall.go)
@@ -165,12 +168,13 @@ func newTracker(cfg config) *tracker {
 	t := &tracker{
 		cfg:        cfg,
 		threads:    make(map[int]*thread),
-		pidOf:      make(map[int]int),
+		pidOf:      &pidTable{},
 		groups:     make(map[int]*group),
 		cpuCur:     make(map[int]*thread),
 		splitTrack: splitTrack{splitLo: -1 << 62, splitHi: 1 << 62},
 		treeTrack:  treeTrack{treeRoot: -1, parent: make(map[int]int), inTree: make(map[int]bool)},
 	}
+	t.forgetSoon = forgetSoonBuild != ""
 	return t
 }
 
@@ -178,12 +182,13 @@ func newTracker(cfg config) *tracker {
 // maps are now).
 func (t *tracker) counts() stats {
 	s := t.stats
-	s.Threads = len(t.threads)
+	s.Threads = len(t.threads) + t.cold.at.Len()
 	for tid, th := range t.threads {
-		if _, ok := t.pidOf[tid]; !ok && th.sampled && tid > 0 {
+		if _, ok := t.pidOf.get(tid); !ok && th.sampled && tid > 0 {
 			s.UnknownPID++
 		}
 	}
+	s.UnknownPID += t.coldUnknownPID()
 	s.Groups = len(t.groups)
 	if t.one != nil {
 		s.Groups = 1
@@ -258,11 +263,12 @@ func (t *tracker) learn(pid, tid int) {
 	if pid < 0 || tid <= 0 {
 		return
 	}
-	if old, ok := t.pidOf[tid]; ok && old == pid {
+	if old, ok := t.pidOf.get(tid); ok && old == pid {
 		return
 	}
-	t.pidOf[tid] = pid
-	if th := t.threads[tid]; th != nil && th.pid != pid {
+	th := t.lookup(tid) // first: a forgotten thread's pid is kept relative to pidOf
+	t.pidOf.set(tid, pid)
+	if th != nil && th.pid != pid {
 		if th.pidGuessed && th.sampled {
 			// Its samples so far counted as a process of its own.
 			t.stats.LateNamed++
@@ -275,8 +281,7 @@ func (t *tracker) learn(pid, tid int) {
 
 // processOf returns the process learnt for tid, if any.
 func (t *tracker) processOf(tid int) (int, bool) {
-	pid, ok := t.pidOf[tid]
-	return pid, ok
+	return t.pidOf.get(tid)
 }
 
 // seed learns what a first pass over the trace found (Model.Seed): tid is
@@ -285,8 +290,9 @@ func (t *tracker) processOf(tid int) (int, bool) {
 func (t *tracker) seed(pid, tid, ppid int) {
 	switch {
 	case tid > 0 && pid >= 0:
-		if _, ok := t.pidOf[tid]; !ok {
-			t.pidOf[tid] = pid
+		if _, ok := t.pidOf.get(tid); !ok {
+			t.lookup(tid)
+			t.pidOf.set(tid, pid)
 		}
 	case tid < 0 && pid > 0 && ppid >= 0:
 		if _, ok := t.parent[pid]; !ok {
@@ -319,23 +325,28 @@ func (t *tracker) move(th *thread, pid int) {
 	}
 }
 
+// newThread returns a thread as it is before its first record counts.
+func newThread(tid, pid int, guessed bool, now int64) *thread {
+	return &thread{tid: tid, pid: pid, pidGuessed: guessed, firstAt: now,
+		runGap:        runGap{cpu: -1},
+		sampleSpacing: sampleSpacing{sampleAt: noTime},
+		offThread:     offThread{lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}}
+}
+
 func (t *tracker) thread(pid, tid int) *thread {
-	th := t.threads[tid]
+	th := t.lookup(tid)
 	if th != nil {
 		return th
 	}
 	guessed := false
 	if pid < 0 {
-		if p, ok := t.pidOf[tid]; ok {
+		if p, ok := t.pidOf.get(tid); ok {
 			pid = p
 		} else {
 			pid, guessed = tid, true // a tid with no known pid is its own process
 		}
 	}
-	th = &thread{tid: tid, pid: pid, pidGuessed: guessed, firstAt: t.now,
-		runGap:        runGap{cpu: -1},
-		sampleSpacing: sampleSpacing{sampleAt: noTime},
-		offThread:     offThread{lastRef: OtherEvent, blockRef: OtherEvent, switchRef: OtherEvent, offRef: OtherEvent}}
+	th = newThread(tid, pid, guessed, t.now)
 	th.g = t.group(pid, tid)
 	th.g.threads++
 	t.threads[tid] = th
@@ -362,8 +373,8 @@ func (t *tracker) reap() {
 		}
 		delete(t.threads, d.tid)
 		t.reaped++
-		if p, ok := t.pidOf[d.tid]; ok && p == th.pid {
-			delete(t.pidOf, d.tid)
+		if p, ok := t.pidOf.get(d.tid); ok && p == th.pid {
+			t.pidOf.del(d.tid)
 		}
 		if g := th.g; g != t.one && g != t.outside {
 			g.threads--
@@ -382,7 +393,8 @@ func (t *tracker) reap() {
 		// A Go map keeps its largest size's buckets after deletes: remade,
 		// its memory follows the live threads (a million exited threads
 		// kept some 150 bytes each).
-		t.threads, t.pidOf, t.groups = maps.Clone(t.threads), maps.Clone(t.pidOf), maps.Clone(t.groups)
+		t.threads, t.groups = maps.Clone(t.threads), maps.Clone(t.groups)
+		t.pidOf.odd = maps.Clone(t.pidOf.odd)
 		t.reaped = 0
 	}
 }

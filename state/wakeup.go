@@ -44,7 +44,7 @@ type WakerTime struct {
 // common, and a new thread is runnable from its FORK already.
 func (t *tracker) wakeup(now int64, woken, waker int) {
 	t.advance(now)
-	th := t.threads[woken]
+	th := t.lookup(woken)
 	if th == nil || th.exited || !th.inSet || th.offState != Blocked {
 		return
 	}
