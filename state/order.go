@@ -64,7 +64,7 @@ const windowMax = 1 << 11
 // held is a record waiting in the order stage (its Name and Comm not
 // kept: they are valid only during Add), and its place in input order.
 type held struct {
-	e   Event
+	e   heldEvent
 	seq uint64
 }
 
@@ -92,6 +92,7 @@ type orderStage struct {
 	// roundFlush the one before: records up to it may go.
 	roundPrev, roundFlush int64
 	acct                  orderAcct
+	out                   Event // the record next returned
 }
 
 // sortedText is what the stage knows of text in perf's sorted order:
@@ -199,11 +200,11 @@ func (o *orderStage) put(e *Event) {
 	}
 	o.seq++
 	if o.run.size == 0 || k >= o.run.lastTime {
-		h := o.run.add()
-		h.e, h.seq = *e, o.seq
+		h := o.run.add(o.limit)
+		h.e, h.seq = keep(e), o.seq
 		o.run.lastTime = k
 	} else {
-		o.pushLate(held{e: *e, seq: o.seq})
+		o.pushLate(held{e: keep(e), seq: o.seq})
 	}
 	if k > o.newest {
 		o.newest = k
@@ -269,7 +270,7 @@ func (o *orderStage) next(all bool) *Event {
 		return nil
 	}
 	fromRun := len(o.late) == 0 ||
-		o.run.size > 0 && before(&o.run.first().e, o.run.first().seq, o.late[0].time, o.late[0].seq)
+		o.run.size > 0 && before(o.run.first().e.Time, o.run.first().seq, o.late[0].time, o.late[0].seq)
 	var t int64
 	if fromRun {
 		t = o.run.first().e.Time
@@ -285,13 +286,15 @@ func (o *orderStage) next(all bool) *Event {
 	}
 	o.passed, o.anyOut = t, true
 	if fromRun {
-		return &o.run.pop().e
+		o.out = o.run.pop().e.event()
+	} else {
+		o.out = o.popLate().e.event()
 	}
-	return &o.popLate().e
+	return &o.out
 }
 
-func before(e *Event, seq uint64, t int64, tseq uint64) bool {
-	return e.Time < t || e.Time == t && seq < tseq
+func before(et int64, seq uint64, t int64, tseq uint64) bool {
+	return et < t || et == t && seq < tseq
 }
 
 // reset begins a new segment: the stage is empty (next(true) gave all).
@@ -422,9 +425,9 @@ type heldRing struct {
 }
 
 // add returns the ring's new last slot, to be filled.
-func (r *heldRing) add() *held {
+func (r *heldRing) add(limit int64) *held {
 	if r.size == len(r.buf) {
-		r.grow()
+		r.grow(limit)
 	}
 	i := r.head + r.size
 	if i >= len(r.buf) {
@@ -434,8 +437,15 @@ func (r *heldRing) add() *held {
 	return &r.buf[i]
 }
 
-func (r *heldRing) grow() {
-	nb := make([]held, max(64, 2*len(r.buf)))
+// grow doubles the ring, but to no more than the stage holds (limit,
+// and one more that makes it pass one on): a pipe's look-ahead of 2^18
+// records took a ring of 2^19.
+func (r *heldRing) grow(limit int64) {
+	size := max(64, 2*len(r.buf))
+	if int64(len(r.buf)) < limit+1 {
+		size = int(min(int64(size), limit+1))
+	}
+	nb := make([]held, size)
 	n := copy(nb, r.buf[r.head:min(r.head+r.size, len(r.buf))])
 	copy(nb[n:], r.buf[:r.size-n])
 	r.buf, r.head = nb, 0
