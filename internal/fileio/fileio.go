@@ -113,8 +113,9 @@ func (e *Error) ExitCode() int { return 2 }
 // regular file, or a new one, is written to a temporary file beside it
 // that is renamed over it when complete, so an interrupted run leaves no
 // half profile; a symlink is followed, and the rename is beside its final
-// target, so the link stays. Anything else (a device, a FIFO,
-// /dev/stdout on a pipe) is written in place, never removed or replaced.
+// target, so the link stays. A regular file with other hard links, and
+// anything else (a device, a FIFO, /dev/stdout on a pipe), is written in
+// place, never removed or replaced.
 // Errors are *Error but those writeTo passes on.
 func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
@@ -144,6 +145,11 @@ func Write(path string, stdout io.Writer, in *Input, write func(io.Writer) error
 	}
 	if t.inProc || t.st != nil && !regular {
 		return writeInPlace(path, os.O_WRONLY, write)
+	}
+	if regular && otherLinks(t.st) {
+		// A file of several names: written in place, as > writes it, so
+		// that every name has the profile (not atomic then, as > is not).
+		return writeInPlace(t.name, os.O_WRONLY|os.O_TRUNC, write)
 	}
 	return writeReplacing(t.name, t.st, write)
 }

@@ -81,3 +81,11 @@ func keepOwner(tmp *os.File, st fs.FileInfo) error {
 	}
 	return tmp.Chown(int(want.Uid), int(want.Gid))
 }
+
+// otherLinks reports a file with other hard links: a rename over one name
+// would leave the others with the old content, where the shell's > writes
+// the file all of them name.
+func otherLinks(st fs.FileInfo) bool {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	return ok && s.Nlink > 1
+}

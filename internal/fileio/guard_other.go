@@ -15,3 +15,6 @@ func mayWrite(path, name string, st fs.FileInfo) error { return nil }
 
 // keepOwner: the rename's owner is kept as it comes elsewhere.
 func keepOwner(tmp *os.File, st fs.FileInfo) error { return nil }
+
+// otherLinks: the link count is not asked elsewhere (the file is replaced).
+func otherLinks(st fs.FileInfo) bool { return false }
