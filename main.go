@@ -25,10 +25,11 @@ import (
 
 var version = "0.1.0"
 
-// CLI is wallfold's command line: convert (the default) and record.
+// CLI is wallfold's command line: convert (the default), record and diff.
 type CLI struct {
 	Convert ConvertCmd       `cmd:"" default:"withargs" help:"Convert perf script text to a wall-clock profile (the default command: wallfold [flags] [FILE])."`
 	Record  RecordCmd        `cmd:"" help:"Run a command under perf record and write its wall-clock profile (default wall.svg): wallfold record [flags] -- CMD [ARGS]."`
+	Diff    DiffCmd          `cmd:"" help:"Compare two profiles of a program, before and after a change: wall and CPU time per function and stack, and the parallelism: wallfold diff [flags] BEFORE AFTER."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
@@ -74,8 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		// kong's usage error; exit 2 as Unix tools do (kong's own is 80).
 		name := "wallfold"
 		var pe *kong.ParseError
-		if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil && pe.Context.Selected().Name == "record" {
-			name = "wallfold record"
+		if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() != nil {
+			if sel := pe.Context.Selected().Name; sel == "record" || sel == "diff" {
+				name = "wallfold " + sel
+			}
 		}
 		fmt.Fprintf(stderr, "%s: error: %v\nRun '%s --help' for usage.\n", name, err, name)
 		return 2
@@ -85,6 +88,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	if catchSignals {
 		defer fileio.RemoveTempsOnSignal()()
+	}
+	if strings.HasPrefix(ctx.Command(), "diff") {
+		return exitStatus(cli.Diff.run(stdin, stdout, stderr), "wallfold diff", stderr)
 	}
 	return exitStatus(cli.Convert.run(stdin, stdout, stderr), "wallfold", stderr)
 }
@@ -128,7 +134,7 @@ func helpWithDefault(o kong.HelpOptions, ctx *kong.Context) error {
 	for _, n := range cmds {
 		fmt.Fprintf(ctx.Stdout, "  %-8s %s\n", n.Name, n.Help)
 	}
-	fmt.Fprintln(ctx.Stdout, "\nRun \"wallfold record --help\" for record's flags.")
+	fmt.Fprintln(ctx.Stdout, "\nRun \"wallfold record --help\" or \"wallfold diff --help\" for their flags.")
 	return nil
 }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/emit"
+	"github.com/wallfold/wallfold/internal/diff"
+	"github.com/wallfold/wallfold/internal/fileio"
+	"github.com/wallfold/wallfold/internal/fold"
+	"github.com/wallfold/wallfold/state"
+)
+
+// DiffCmd is `wallfold diff [flags] BEFORE AFTER`: two profiles of one
+// program, before and after a change, compared stack by stack.
+type DiffCmd struct {
+	Before    string      `arg:"" help:"The profile before the change: a wallfold pprof profile (wallfold -f pprof, wallfold record -o FILE.pb.gz) or perf script text (as wallfold reads it; .gz read as gzip), told apart by content; - : stdin." type:"path"`
+	After     string      `arg:"" help:"The profile after the change, as BEFORE (either kind: a saved profile beside a new trace)." type:"path"`
+	Output    string      `short:"o" default:"-" help:"Write the output here (- : stdout), as wallfold's -o does (not over either input)."`
+	Format    diffFormat  `short:"f" enum:"top,folded,pprof" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them, red where AFTER grew) or pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change)."`
+	Normalize bool        `short:"n" help:"Scale BEFORE's wall and CPU to AFTER's totals (as difffolded.pl -n): compare shares when the runs did different amounts of work."`
+	Weight    emit.Weight `enum:"wall,cpu" default:"wall" help:"-f folded: the columns' weight, wall or cpu."`
+	By        diff.By     `enum:"function,stack" default:"function" help:"-f top: a row per function (inclusive: the stacks it is in) or per whole stack."`
+	Top       int         `placeholder:"N" help:"-f top: this many rows (default 25)."`
+	OffCPU    bool        `name:"off-cpu" help:"Traces: add the time when none of a group's threads runs, under [blocked] and [runnable], as wallfold --off-cpu does (a profile has it when it was made so). For a program that waits (I/O, locks, a busy machine), the wall time is then the whole run."`
+	Scope     state.Scope `enum:"auto,workload,process,thread" default:"auto" help:"Traces: the threads counted for parallelism, as wallfold --scope."`
+	Event     string      `help:"Traces: use samples of this event (default: the first event seen)."`
+	Quiet     bool        `short:"q" help:"No warnings on stderr."`
+}
+
+// diffFormat is diff's -f: its own three formats.
+type diffFormat string
+
+func (c *DiffCmd) Validate() error {
+	if c.Before == "-" && c.After == "-" {
+		return fmt.Errorf("BEFORE and AFTER are both stdin (-): give at least one as a file")
+	}
+	return nil
+}
+
+func (c *DiffCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {
+	for _, in := range []string{c.Before, c.After} {
+		if err := notOver(c.Output, in); err != nil {
+			return err
+		}
+	}
+	before, err := c.side(c.Before, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	after, err := c.side(c.After, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	d, err := diff.Compare(before, after, c.Normalize)
+	if err != nil {
+		return &fold.ExitError{Code: 2, Msg: err.Error()}
+	}
+	return fileio.Write(c.Output, stdout, nil, func(w io.Writer) error {
+		switch c.Format {
+		case "folded":
+			return diff.WriteFolded(w, d, c.Weight == emit.CPU)
+		case "pprof":
+			return emit.WritePprof(w, diff.Profile(d))
+		}
+		return diff.WriteTop(w, d, c.By, c.Top)
+	})
+}
+
+// side reads one input: a pprof profile (binary once un-gzipped) or a
+// trace, through the same run as wallfold's folded output.
+func (c *DiffCmd) side(path string, stdin io.Reader, stderr io.Writer) (*diff.Side, error) {
+	in, err := fileio.Open(path, stdin)
+	if err != nil {
+		return nil, &fileio.Error{Msg: err.Error()}
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in.R, 64<<10)
+	head, _ := br.Peek(512)
+	if diff.LooksLikeProfile(head) {
+		pr, err := profile.Parse(br)
+		if err != nil {
+			return nil, &fold.ExitError{Code: 2, Msg: fmt.Sprintf("%s: neither perf script text nor a pprof profile: %v", in.Name, err)}
+		}
+		s, err := diff.FromProfile(in.Name, pr)
+		if err != nil {
+			return nil, &fold.ExitError{Code: 2, Msg: err.Error()}
+		}
+		return s, nil
+	}
+	input := fold.Input{R: br, Name: in.Name, Stdin: in.Stdin}
+	if in.Regular() {
+		input.Tasks, input.LastTime = in.Tasks, in.LastTime
+	}
+	cfg := fold.Config{Output: emit.Options{Format: emit.Folded}, Event: c.Event, OffCPU: c.OffCPU,
+		Scope: c.Scope, Quiet: c.Quiet, Stderr: stderr, Version: version}
+	r, err := fold.New(cfg, input)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Read(); err != nil {
+		return nil, err
+	}
+	st, _ := r.StackTotals()
+	return diff.FromStacks(in.Name, st), nil
+}
+
+// notOver refuses an output that is one of the inputs (which are read
+// before anything is written, and would be lost).
+func notOver(out, in string) error {
+	if out == "" || out == "-" || in == "" || in == "-" {
+		return nil
+	}
+	so, err1 := os.Stat(out)
+	si, err2 := os.Stat(in)
+	if err1 == nil && err2 == nil && os.SameFile(so, si) {
+		return &fileio.Error{Msg: fmt.Sprintf("%s: is the input %s (the same file): wallfold diff does not write over a profile it reads; choose another -o", out, in)}
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+package emit
+
+// StackTotals returns the stacks and their CPU and wall totals of a
+// folded, top or svg Writer once the trace has been read (false for the
+// other formats): what wallfold diff compares, the same sums the folded
+// lines are rounded from.
+func StackTotals(w Writer) (*Stacks, *Totals, bool) {
+	sw, ok := w.(*stackWriter)
+	if !ok {
+		return nil, nil, false
+	}
+	return sw.stacks, &sw.totals, true
+}
