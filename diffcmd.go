@@ -17,8 +17,8 @@ import (
 // DiffCmd is `wallfold diff [flags] BEFORE AFTER`: two profiles of one
 // program, before and after a change, compared stack by stack.
 type DiffCmd struct {
-	Before    string      `arg:"" help:"The profile before the change: a wallfold pprof profile (wallfold -f pprof, wallfold record -o FILE.pb.gz) or perf script text (as wallfold reads it; .gz read as gzip), told apart by content; - : stdin." type:"path"`
-	After     string      `arg:"" help:"The profile after the change, as BEFORE (either kind: a saved profile beside a new trace)." type:"path"`
+	Before    string      `arg:"" help:"The profile before the change: a wallfold pprof profile (wallfold -f pprof, wallfold record -o FILE.pb.gz) or perf script text (as wallfold reads it; .gz read as gzip), told apart by content; - : stdin."`
+	After     string      `arg:"" help:"The profile after the change, as BEFORE (either kind: a saved profile beside a new trace)."`
 	Output    string      `short:"o" default:"-" help:"Write the output here (- : stdout), as wallfold's -o does (not over either input)."`
 	Format    diffFormat  `short:"f" enum:"top,folded,pprof" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them, red where AFTER grew) or pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change)."`
 	Normalize bool        `short:"n" help:"Scale BEFORE's wall and CPU to AFTER's totals (as difffolded.pl -n): compare shares when the runs did different amounts of work."`
