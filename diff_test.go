@@ -310,3 +310,26 @@ func TestDiffHelp(t *testing.T) {
 		t.Errorf("wallfold --help lists no diff:\n%s", out)
 	}
 }
+
+// With two inputs, a warning names the one it is of; a side without
+// samples is said.
+func TestDiffWarningsNameTheInput(t *testing.T) {
+	before, after := diffTrace("before.txt.gz"), diffTrace("after.txt.gz")
+	_, stderr, code := wallfold(t, "diff", before, after)
+	for _, in := range []string{before, after} {
+		if !strings.Contains(stderr, "wallfold diff: "+in+": warning: ") || code != 0 {
+			t.Errorf("exit %d, no warning named %s (block stacks without --off-cpu):\n%s", code, in, stderr)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = wallfold(t, "diff", "--off-cpu", empty, after)
+	if code != 0 || stderr != "wallfold diff: "+empty+": warning: no samples: its side of every row is 0\n" {
+		t.Errorf("empty BEFORE: exit %d, %q", code, stderr)
+	}
+	if _, stderr, _ := wallfold(t, "diff", "-q", empty, before); stderr != "" {
+		t.Errorf("-q: %q", stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/google/pprof/profile"
 	"github.com/wallfold/wallfold/emit"
@@ -55,6 +56,11 @@ func (c *DiffCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range []*diff.Side{before, after} {
+		if len(s.Stacks) == 0 && !c.Quiet {
+			fmt.Fprintf(stderr, "wallfold diff: %s: warning: no samples: its side of every row is 0\n", s.Name)
+		}
+	}
 	d, err := diff.Compare(before, after, c.Normalize)
 	if err != nil {
 		return &fold.ExitError{Code: 2, Msg: err.Error()}
@@ -96,7 +102,8 @@ func (c *DiffCmd) side(path string, stdin io.Reader, stderr io.Writer) (*diff.Si
 		input.Tasks, input.LastTime = in.Tasks, in.LastTime
 	}
 	cfg := fold.Config{Output: emit.Options{Format: emit.Folded}, Event: c.Event, OffCPU: c.OffCPU,
-		Scope: c.Scope, Quiet: c.Quiet, Stderr: stderr, Version: version}
+		Scope: c.Scope, Quiet: c.Quiet, Stderr: &namedLines{w: stderr, prefix: "wallfold diff: " + in.Name + ": "},
+		Version: version}
 	r, err := fold.New(cfg, input)
 	if err != nil {
 		return nil, err
@@ -106,6 +113,34 @@ func (c *DiffCmd) side(path string, stdin io.Reader, stderr io.Writer) (*diff.Si
 	}
 	st, _ := r.StackTotals()
 	return diff.FromStacks(in.Name, st), nil
+}
+
+// namedLines writes the run's lines ("wallfold: warning: ...") as
+// "wallfold diff: FILE: warning: ...": with two inputs, which one a
+// warning is of.
+type namedLines struct {
+	w      io.Writer
+	prefix string
+	mid    bool // within a line
+}
+
+func (n *namedLines) Write(p []byte) (int, error) {
+	var b []byte
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		if line == "" {
+			continue
+		}
+		if !n.mid {
+			b = append(b, n.prefix...)
+			line = strings.TrimPrefix(line, "wallfold: ")
+		}
+		b = append(b, line...)
+		n.mid = !strings.HasSuffix(line, "\n")
+	}
+	if _, err := n.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // notOver refuses an output that is one of the inputs (which are read
