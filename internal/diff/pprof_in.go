@@ -41,6 +41,9 @@ func FromProfile(name string, pr *profile.Profile) (*Side, error) {
 	s := NewSide(name, pr.SampleType[cpu].Type, timeBased)
 	var b strings.Builder
 	for _, smp := range pr.Sample {
+		if smp.Label[BaseLabel] != nil {
+			return nil, fmt.Errorf("%s: a difference (samples labelled %s, as wallfold diff -f pprof and go tool pprof -diff_base make them), not a profile of one run: give the two profiles it was made of", name, BaseLabel)
+		}
 		b.Reset()
 		if comm := smp.Label["comm"]; len(comm) > 0 {
 			b.WriteString(comm[0])

@@ -99,6 +99,12 @@ func TestFromProfile(t *testing.T) {
 	if s, err := FromProfile("c.pb.gz", pr); err != nil || s.TimeBased || s.Event != "cycles_u" {
 		t.Errorf("cycles: %v, %+v", err, s)
 	}
+	// A difference is no side.
+	pr.Sample[0].Label[BaseLabel] = []string{"true"}
+	if _, err := FromProfile("diff.pb.gz", pr); err == nil || !strings.Contains(err.Error(), "a difference") {
+		t.Errorf("a difference profile: %v", err)
+	}
+	delete(pr.Sample[0].Label, BaseLabel)
 	// A CPU profile of Go's has no wall.
 	pr.SampleType = []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}
 	for _, smp := range pr.Sample {
