@@ -333,3 +333,26 @@ func TestDiffWarningsNameTheInput(t *testing.T) {
 		t.Errorf("-q: %q", stderr)
 	}
 }
+
+// --focus keeps the stacks through a frame: their sums are the frame's
+// inclusive weights.
+func TestDiffFocus(t *testing.T) {
+	before, after := diffTrace("before.txt.gz"), diffTrace("after.txt.gz")
+	all := parseDiffFolded(t, mustRun(t, "diff", "--off-cpu", "-f", "folded", before, after))
+	wb, wa := inclusiveDiff(all, "fetch")
+	focused := parseDiffFolded(t, mustRun(t, "diff", "--off-cpu", "-f", "folded", "--focus=^fetch$", before, after))
+	var sb, sa float64
+	for _, l := range focused {
+		sb += l.before
+		sa += l.after
+		if !strings.Contains(";"+strings.Join(l.frames, ";")+";", ";fetch;") {
+			t.Errorf("a stack without fetch: %v", l.frames)
+		}
+	}
+	if sb != wb || sa != wa || len(focused) == 0 {
+		t.Errorf("focused on fetch: %.0f -> %.0f; fetch's inclusive %.0f -> %.0f", sb, sa, wb, wa)
+	}
+	if _, stderr, code := wallfold(t, "diff", "--focus=(", before, after); code != 2 || !strings.Contains(stderr, "--focus=(") {
+		t.Errorf("a bad --focus: exit %d, %q", code, stderr)
+	}
+}

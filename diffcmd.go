@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -26,10 +27,13 @@ type DiffCmd struct {
 	Weight    emit.Weight `enum:"wall,cpu" default:"wall" help:"-f folded: the columns' weight, wall or cpu."`
 	By        diff.By     `enum:"function,stack" default:"function" help:"-f top: a row per function (inclusive: the stacks it is in) or per whole stack."`
 	Top       int         `placeholder:"N" help:"-f top: this many rows (default 25)."`
+	Focus     string      `placeholder:"REGEX" help:"Keep only the stacks with a frame that REGEX matches (Go syntax), on both sides, as go tool pprof -focus: the totals are then theirs."`
 	OffCPU    bool        `name:"off-cpu" help:"Traces: add the time when none of a group's threads runs, under [blocked] and [runnable], as wallfold --off-cpu does (a profile has it when it was made so). For a program that waits (I/O, locks, a busy machine), the wall time is then the whole run."`
 	Scope     state.Scope `enum:"auto,workload,process,thread" default:"auto" help:"Traces: the threads counted for parallelism, as wallfold --scope."`
 	Event     string      `help:"Traces: use samples of this event (default: the first event seen)."`
 	Quiet     bool        `short:"q" help:"No warnings on stderr."`
+
+	focus *regexp.Regexp // --focus compiled
 }
 
 // diffFormat is diff's -f: its own three formats.
@@ -38,6 +42,13 @@ type diffFormat string
 func (c *DiffCmd) Validate() error {
 	if c.Before == "-" && c.After == "-" {
 		return fmt.Errorf("BEFORE and AFTER are both stdin (-): give at least one as a file")
+	}
+	if c.Focus != "" {
+		re, err := regexp.Compile(c.Focus)
+		if err != nil {
+			return fmt.Errorf("--focus=%s: %v", c.Focus, err)
+		}
+		c.focus = re
 	}
 	return nil
 }
@@ -57,6 +68,9 @@ func (c *DiffCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, s := range []*diff.Side{before, after} {
+		if c.focus != nil {
+			s.Focus(c.focus)
+		}
 		if len(s.Stacks) == 0 && !c.Quiet {
 			fmt.Fprintf(stderr, "wallfold diff: %s: warning: no samples: its side of every row is 0\n", s.Name)
 		}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/wallfold/wallfold/emit"
@@ -95,4 +96,21 @@ func unitName(s *Side) string {
 		return "time (" + s.Event + ")"
 	}
 	return "events " + s.Event
+}
+
+// Focus keeps the stacks with a frame that re matches (as go tool pprof
+// -focus): the sides' totals are then those of the stacks kept.
+func (s *Side) Focus(re *regexp.Regexp) {
+	for stack := range s.Stacks {
+		keep := false
+		for _, f := range strings.Split(stack, ";") {
+			if re.MatchString(f) {
+				keep = true
+				break
+			}
+		}
+		if !keep {
+			delete(s.Stacks, stack)
+		}
+	}
 }
