@@ -356,3 +356,37 @@ func TestDiffFocus(t *testing.T) {
 		t.Errorf("a bad --focus: exit %d, %q", code, stderr)
 	}
 }
+
+// phases 0.5 1.0 2 against phases 1.0 0.5 2 (testdata/traces, per-thread
+// sample counts within 1.5 % of the design): serial_phase runs 1 s more,
+// parallel_work 0.5 s less on 2 threads. The wall moves by the design
+// (+1.0 s, -0.5 s) within 5 %, the CPU of the whole run hardly (-1.0 s
+// of parallel work, +1.0 s of serial), and the parallelism of each side
+// is shown: parallel_work about 2 in both, the whole run 1.5 -> 1.2.
+func TestDiffDesignedPhases(t *testing.T) {
+	lines := parseDiffFolded(t, mustRun(t, "diff", "-f", "folded", trace("phases.txt"), trace("phases3.txt")))
+	for _, c := range []struct {
+		frame string
+		want  float64
+	}{{"serial_phase", 1.0}, {"parallel_work", -0.5}} {
+		b, a := inclusiveDiff(lines, c.frame)
+		if got := (a - b) / 1e9; math.Abs(got-c.want) > 0.05*math.Abs(c.want) {
+			t.Errorf("%s: wall delta %.4f s, designed %+.1f s", c.frame, got, c.want)
+		}
+	}
+	out := mustRun(t, "diff", "--top=100", trace("phases.txt"), trace("phases3.txt"))
+	pw := diffTopRow(t, out, "parallel_work")
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[len(f)-1] == "parallel_work" {
+			pb, _ := strconv.ParseFloat(f[len(f)-4], 64)
+			pa, _ := strconv.ParseFloat(f[len(f)-2], 64)
+			if math.Abs(pb-2) > 0.1 || math.Abs(pa-2) > 0.1 || math.Abs(pb-pw[3]/pw[0]) > 0.02 || math.Abs(pa-pw[4]/pw[1]) > 0.02 {
+				t.Errorf("parallel_work: parallelism %s -> %s, its CPU/wall %.2f -> %.2f; designed 2:\n%s", f[len(f)-4], f[len(f)-2], pw[3]/pw[0], pw[4]/pw[1], line)
+			}
+		}
+	}
+	root := diffTopRow(t, out, "phases")
+	if math.Abs(root[5]) > 0.03 || math.Abs(root[2]-0.5) > 0.025 {
+		t.Errorf("the run: wall delta %.3f s (designed +0.5), CPU delta %.3f s (designed 0)", root[2], root[5])
+	}
+}
