@@ -58,3 +58,24 @@ func TestWriteTopRowsByWallDelta(t *testing.T) {
 		t.Errorf("by stack, one row:\n%s", s)
 	}
 }
+
+// An event that counts no time: counts, not seconds.
+func TestWriteTopCounts(t *testing.T) {
+	before := NewSide("b", "cycles", false)
+	before.Add("p;f", Weights{500, 1000})
+	after := NewSide("a", "cycles", false)
+	after.Add("p;f", Weights{1000, 1000})
+	d, err := Compare(before, after, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteTop(&out, d, ByFunction, 0); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, "# wall (count/parallelism): 500 -> 1000 (+500), CPU 1000 -> 1000 (+0), parallelism 2.00 -> 1.00\n") ||
+		!strings.Contains(s, "500          1000          +500 +100.0%          1000          1000            +0  2.00 -> 1.00  f\n") || strings.Contains(s, " s ") {
+		t.Errorf("counts:\n%s", s)
+	}
+}
