@@ -22,7 +22,7 @@ type DiffCmd struct {
 	Before    string      `arg:"" help:"The profile before the change: a wallfold pprof profile (wallfold -f pprof, wallfold record -o FILE.pb.gz) or perf script text (as wallfold reads it; .gz read as gzip), told apart by content; - : stdin."`
 	After     string      `arg:"" help:"The profile after the change, as BEFORE (either kind: a saved profile beside a new trace)."`
 	Output    string      `short:"o" default:"-" help:"Write the output here (- : stdout), as wallfold's -o does (not over either input)."`
-	Format    diffFormat  `short:"f" enum:"top,folded,pprof" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them, red where AFTER grew) or pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change)."`
+	Format    diffFormat  `short:"f" enum:"top,folded,pprof" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them at AFTER's widths, red where a leaf grew) or pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change)."`
 	Normalize bool        `short:"n" help:"Scale BEFORE's wall and CPU to AFTER's totals (as difffolded.pl -n): compare shares when the runs did different amounts of work."`
 	Weight    emit.Weight `enum:"wall,cpu" default:"wall" help:"-f folded: the columns' weight, wall or cpu."`
 	By        diff.By     `enum:"function,stack" default:"function" help:"-f top: a row per function (inclusive: the stacks it is in) or per whole stack."`
@@ -39,6 +39,9 @@ type DiffCmd struct {
 // diffFormat is diff's -f: its own three formats.
 type diffFormat string
 
+// Validate names what is wrong before anything is read (kong calls it
+// after parsing; exit 2): both inputs on stdin, a --focus that does not
+// compile.
 func (c *DiffCmd) Validate() error {
 	if c.Before == "-" && c.After == "-" {
 		return fmt.Errorf("BEFORE and AFTER are both stdin (-): give at least one as a file")
