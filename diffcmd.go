@@ -22,11 +22,12 @@ type DiffCmd struct {
 	Before    string      `arg:"" help:"The profile before the change: a wallfold pprof profile (wallfold -f pprof, wallfold record -o FILE.pb.gz) or perf script text (as wallfold reads it; .gz read as gzip), told apart by content; - : stdin."`
 	After     string      `arg:"" help:"The profile after the change, as BEFORE (either kind: a saved profile beside a new trace)."`
 	Output    string      `short:"o" default:"-" help:"Write the output here (- : stdout), as wallfold's -o does (not over either input)."`
-	Format    diffFormat  `short:"f" enum:"top,folded,pprof" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them at AFTER's widths, red where a leaf grew) or pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change)."`
+	Format    diffFormat  `short:"f" enum:"top,folded,pprof,svg" default:"top" help:"Output format: top (functions by how much their wall time changed, wall and CPU before, after and delta, parallelism before -> after), folded (difffolded.pl's \"stack BEFORE AFTER\" lines of wall time: flamegraph.pl or inferno-flamegraph draw them at AFTER's widths, red where a leaf grew), pprof (AFTER's samples and BEFORE's negated with the label pprof::base=true, as go tool pprof -diff_base makes them: go tool pprof -top shows the change) or svg (a flame graph at AFTER's widths, red where the wall grew, blue where it shrank, both sides in the tooltips)."`
 	Normalize bool        `short:"n" help:"Scale BEFORE's wall and CPU to AFTER's totals (as difffolded.pl -n): compare shares when the runs did different amounts of work."`
 	Weight    emit.Weight `enum:"wall,cpu" default:"wall" help:"-f folded: the columns' weight, wall or cpu."`
 	By        diff.By     `enum:"function,stack" default:"function" help:"-f top: a row per function (inclusive: the stacks it is in) or per whole stack."`
 	Top       int         `placeholder:"N" help:"-f top: this many rows (default 25)."`
+	Title     string      `help:"-f svg: the picture's title (default: wallfold diff: wall time, BEFORE -> AFTER)."`
 	Focus     string      `placeholder:"REGEX" help:"Keep only the stacks with a frame that REGEX matches (Go syntax), on both sides, as go tool pprof -focus: the totals are then theirs."`
 	OffCPU    bool        `name:"off-cpu" help:"Traces: add the time when none of a group's threads runs, under [blocked] and [runnable], as wallfold --off-cpu does (a profile has it when it was made so). For a program that waits (I/O, locks, a busy machine), the wall time is then the whole run."`
 	Scope     state.Scope `enum:"auto,workload,process,thread" default:"auto" help:"Traces: the threads counted for parallelism, as wallfold --scope."`
@@ -88,6 +89,8 @@ func (c *DiffCmd) run(stdin io.Reader, stdout, stderr io.Writer) error {
 			return diff.WriteFolded(w, d, c.Weight == emit.CPU)
 		case "pprof":
 			return emit.WritePprof(w, diff.Profile(d))
+		case "svg":
+			return diff.WriteSVG(w, d, c.Title)
 		}
 		return diff.WriteTop(w, d, c.By, c.Top)
 	})

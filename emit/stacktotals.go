@@ -11,3 +11,14 @@ func StackTotals(w Writer) (*Stacks, *Totals, bool) {
 	}
 	return sw.stacks, &sw.totals, true
 }
+
+// InternPath returns the id of the stack of these names, root first: a
+// stack known by its names only (a profile read back, another run's).
+func (s *Stacks) InternPath(names []string) uint32 {
+	ids := s.ids[:0]
+	for _, n := range names {
+		ids = append(ids, s.intern(n))
+	}
+	s.ids = ids
+	return s.stackOf(ids)
+}
