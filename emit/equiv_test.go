@@ -277,17 +277,18 @@ func TestProfileFastPathsMatchStraightforward(t *testing.T) {
 	}
 }
 
-// TestWriteFoldedLarge: with more lines than parallelSortMin (sorted in
-// two halves and merged), WriteFolded still writes what the
+// TestWriteFoldedLarge: with many lines (partitions of every size, down
+// to the insertion sort's), WriteFolded still writes what the
 // straightforward writer does; names that are prefixes of each other and
 // bytes around ';' included (no ';' inside a name: FrameNames makes it
 // ':', and without it no two stacks join to the same line).
 func TestWriteFoldedLarge(t *testing.T) {
+	const manyLines = 4096
 	s := NewStacks(NameOptions{})
 	names := []string{"a", "a.b", "a:b", "ab", "a:", "", "b", "a b", "a<", "z", "a="}
 	var tot Totals
 	seed := uint32(1)
-	for i := 0; i < 3*parallelSortMin; i++ {
+	for i := 0; i < 3*manyLines; i++ {
 		ids := []uint32{s.intern("root")}
 		for d := 0; d < 1+i%7; d++ {
 			seed = seed*1664525 + 1013904223
@@ -304,7 +305,7 @@ func TestWriteFoldedLarge(t *testing.T) {
 		if err := writeFoldedRef(&ref, s, &tot, w); err != nil {
 			t.Fatal(err)
 		}
-		if n := bytes.Count(ref.Bytes(), []byte("\n")); n < parallelSortMin {
+		if n := bytes.Count(ref.Bytes(), []byte("\n")); n < manyLines {
 			t.Fatalf("only %d lines", n)
 		}
 		if !bytes.Equal(fast.Bytes(), ref.Bytes()) {

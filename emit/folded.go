@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,23 +38,15 @@ func (t *Totals) Add(id uint32, period uint64, wall float64) {
 	t.N[id]++
 }
 
-// parallelSortMin is the number of lines from which WriteFolded sorts on
-// two goroutines.
-const parallelSortMin = 4096
-
 // WriteFolded writes one line per stack, "root;...;leaf WEIGHT", sorted as
 // inferno sorts them (bytewise). Wall weights are rounded once, here;
 // stacks whose weight rounds to 0 are left out.
 //
 // The lines are neither built nor kept as strings: stacks are sorted by
-// comparing their frame names as the joined lines would compare
-// (cmpJoined), and written name by name.
+// their names' ranks (sortLines), or by comparing their frame names as
+// the joined lines would compare (cmpJoined), and written name by name.
 func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
-	type line struct {
-		id uint32
-		n  uint64
-	}
-	lines := make([]line, 0, len(t.CPU))
+	lines := make([]foldLine, 0, len(t.CPU))
 	for id := range t.CPU {
 		var n uint64
 		if weight == CPU {
@@ -69,40 +60,18 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 				continue
 			}
 		}
-		lines = append(lines, line{uint32(id), n})
+		lines = append(lines, foldLine{s.Frames(uint32(id)), n})
 	}
-	cmpLines := func(a, b line) int { return cmpJoined(s, s.Frames(a.id), s.Frames(b.id)) }
 	if rk, ok := nameRanks(s); ok {
-		cmpLines = func(a, b line) int { return rk.cmp(s.Frames(a.id), s.Frames(b.id)) }
-	}
-	if len(lines) < parallelSortMin || runtime.GOMAXPROCS(0) < 2 {
-		slices.SortFunc(lines, cmpLines)
+		rk.sortLines(lines, 0)
 	} else {
-		// Both halves at once (cmpJoined only reads), then merged: the
-		// sort is most of the time spent here.
-		a, b := lines[:len(lines)/2], lines[len(lines)/2:]
-		done := make(chan struct{})
-		go func() {
-			slices.SortFunc(a, cmpLines)
-			close(done)
-		}()
-		slices.SortFunc(b, cmpLines)
-		<-done
-		merged := make([]line, 0, len(lines))
-		for len(a) > 0 && len(b) > 0 {
-			if cmpLines(b[0], a[0]) < 0 {
-				merged, b = append(merged, b[0]), b[1:]
-			} else {
-				merged, a = append(merged, a[0]), a[1:]
-			}
-		}
-		lines = append(append(merged, a...), b...)
+		slices.SortFunc(lines, func(a, b foldLine) int { return cmpJoined(s, a.frames, b.frames) })
 	}
 	// Lines are built in one buffer, written when it holds 64 KiB.
 	const flushAt = 1 << 16
 	b := make([]byte, 0, flushAt+4096)
 	for _, l := range lines {
-		for i, nid := range s.Frames(l.id) {
+		for i, nid := range l.frames {
 			if i > 0 {
 				b = append(b, ';')
 			}

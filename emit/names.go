@@ -130,17 +130,23 @@ func cutArgs(s string) string {
 // [kernel.kallsyms] or any other in brackets but [unknown], a module's
 // .ko, vmlinux.
 func IsKernelDSO(dso []byte) bool {
-	if len(dso) == 0 || string(dso) == "[unknown]" {
+	// Byte tests in the order of the cases' frequency: this runs for
+	// every frame of every new stack (the short-stack and spin checks).
+	n := len(dso)
+	switch {
+	case n == 0:
 		return false
-	}
-	if dso[0] == '[' || bytes.HasSuffix(dso, []byte(".ko")) {
+	case dso[0] == '[':
+		return string(dso) != "[unknown]"
+	case n >= 3 && dso[n-1] == 'o' && dso[n-2] == 'k' && dso[n-3] == '.':
 		return true
 	}
-	base := dso
-	if i := bytes.LastIndexByte(base, '/'); i >= 0 {
-		base = base[i+1:]
+	i := n - 1
+	for i >= 0 && dso[i] != '/' {
+		i--
 	}
-	return bytes.HasPrefix(base, []byte("vmlinux"))
+	base := dso[i+1:]
+	return len(base) >= 7 && string(base[:7]) == "vmlinux"
 }
 
 // isJITDSO matches perf map files (/tmp/perf-PID.map) and jitdump
