@@ -17,7 +17,10 @@ type lineParser struct {
 	err      error // I/O error other than EOF
 	eof      bool
 
-	long    longLine // a line longer than the bufio buffer
+	long longLine // a line longer than the bufio buffer
+	// crFree: that many bytes after the last line read hold no '\r', so
+	// the lines in them need no search for one (one search per buffer).
+	crFree  int
 	split   [][]byte // rest of a line split at bare CRs
 	held    []byte   // a line read but not consumed: the next scan starts with it
 	hasHeld bool
@@ -82,11 +85,21 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		}
 	}
 	p.lineNo++
+	read := len(line)
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
+	}
+	if p.crFree >= read && p.long.over == 0 {
+		p.crFree -= read
+		return line, true
+	}
+	if b, err := p.br.Peek(p.br.Buffered()); err == nil {
+		if p.crFree = bytes.IndexByte(b, '\r'); p.crFree < 0 {
+			p.crFree = len(b)
+		}
 	}
 	if i := bytes.IndexByte(line, '\r'); i >= 0 && p.long.over == 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
@@ -99,6 +112,10 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 	}
 	return line, true
 }
+
+// isBlankByte is a byte of a blank line (isBlank): a line that ends
+// otherwise (a stack line ends with its DSO's ')') is not blank.
+func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
 
 // longLine gathers a line longer than the read buffer.
 type longLine struct {
@@ -203,7 +220,7 @@ func (p *lineParser) scan() bool {
 			p.rec.Err.OverLimit = true
 			return true
 		}
-		if isBlank(line) {
+		if n := len(line); n == 0 || isBlankByte(line[n-1]) && isBlank(line) {
 			if p.inSample {
 				p.inSample = false
 				if !p.sampleBad {
