@@ -156,7 +156,10 @@ func nextToken(line []byte, i int) token {
 // "PERF_RECORD_..." or a sample's "[PERIOD] EVENT: [REST]".
 func parseHeader(line []byte) (h header, ok bool) {
 	h.pid, h.tid, h.cpu = -1, -1, -1
-	after, found := h.timedPrefix(line)
+	after, found := h.commonPrefix(line)
+	if !found {
+		after, found = h.timedPrefix(line)
+	}
 	if !found {
 		if after, found = h.untimedPrefix(line); !found {
 			return h, false
@@ -171,6 +174,64 @@ func parseHeader(line []byte) (h header, ok bool) {
 		return h, true
 	}
 	return h, h.sampleTail(rest)
+}
+
+// commonPrefix reads the prefix of nearly every line into h: "COMM
+// [PID/]TID [CPU] TIME:" with no ':' before the time's, found from that
+// ':' back. It is what timedPrefix finds there (its first candidate
+// time token, and the words before it as timedPrefix reads them), and
+// found is false for any other line, which timedPrefix then reads.
+func (h *header) commonPrefix(line []byte) (after int, found bool) {
+	c := bytes.IndexByte(line, ':')
+	if c < 0 {
+		return 0, false
+	}
+	s := wordStart(line, c)
+	// At most 60 words before the time: timedPrefix reads 64.
+	if s == 0 || s > 120 || !isDigit(line[s]) {
+		return 0, false
+	}
+	ns, ok := parseTime(line[s : c+1])
+	if !ok {
+		return 0, false
+	}
+	pe := spaceStart(line, s)
+	ps := wordStart(line, pe)
+	if ps == pe || ps == 0 {
+		return 0, false // no word before the time, or no comm
+	}
+	pw := line[ps:pe]
+	if isCPUTok(pw) {
+		qe := spaceStart(line, ps)
+		qs := wordStart(line, qe)
+		if qs == qe || qs == 0 || !isPidTok(line[qs:qe]) {
+			return 0, false
+		}
+		h.cpu, _ = atoi(pw[1 : len(pw)-1])
+		pw, ps = line[qs:qe], qs
+	} else if !isPidTok(pw) {
+		return 0, false
+	}
+	h.setPid(pw)
+	h.comm = bytes.TrimSpace(line[:ps])
+	h.time, h.hasTime = ns, true
+	return c + 1, true
+}
+
+// wordStart is where the word that ends at end (exclusive) starts.
+func wordStart(line []byte, end int) int {
+	for end > 0 && !isSpace(line[end-1]) {
+		end--
+	}
+	return end
+}
+
+// spaceStart is where the blanks that end at end (exclusive) start.
+func spaceStart(line []byte, end int) int {
+	for end > 0 && isSpace(line[end-1]) {
+		end--
+	}
+	return end
 }
 
 // timedPrefix reads a prefix with a time token into h: "COMM [PID/]TID
