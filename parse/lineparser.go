@@ -19,7 +19,7 @@ type lineParser struct {
 
 	long longLine // a line longer than the bufio buffer
 	// crFree: that many bytes after the last line read hold no '\r', so
-	// the lines in them need no search for one (one search per buffer).
+	// the lines in them need no search for one (one search per 2 KB).
 	crFree  int
 	split   [][]byte // rest of a line split at bare CRs
 	held    []byte   // a line read but not consumed: the next scan starts with it
@@ -96,7 +96,8 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		p.crFree -= read
 		return line, true
 	}
-	if b, err := p.br.Peek(p.br.Buffered()); err == nil {
+	// Some KB ahead at a time: the lines are read while still in cache.
+	if b, err := p.br.Peek(min(p.br.Buffered(), 2<<10)); err == nil {
 		if p.crFree = bytes.IndexByte(b, '\r'); p.crFree < 0 {
 			p.crFree = len(b)
 		}
