@@ -73,7 +73,10 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := &frames[i]
 		if byID && f.ID != 0 && int(f.ID) < len(s.byID) {
-			if l := s.byID[f.ID]; l.n1 != 0 {
+			if l := s.byID[f.ID]; l.n1 == 2 {
+				ids = append(ids, s.frameIDs[l.start]) // one name: most frames
+				continue
+			} else if l.n1 != 0 {
 				ids = append(ids, s.frameIDs[l.start:l.start+l.n1-1]...)
 				continue
 			}
