@@ -77,30 +77,34 @@ func atou(b []byte) (uint64, bool) {
 // parseTime parses "SEC.FRAC:" (the token including its colon) into
 // nanoseconds.
 func parseTime(tok []byte) (int64, bool) {
-	if len(tok) < 4 || tok[len(tok)-1] != ':' {
+	// One pass (a header's costliest word): SEC of at most 18 digits up
+	// to 2^33, '.', FRAC of 1 to 9 digits, ':'.
+	n := len(tok) - 1
+	if n < 3 || tok[n] != ':' {
 		return 0, false
 	}
-	tok = tok[:len(tok)-1]
-	dot := bytes.IndexByte(tok, '.')
-	if dot <= 0 || dot == len(tok)-1 {
+	var sec, ns int64
+	i := 0
+	for ; i < n && tok[i] != '.'; i++ {
+		if !isDigit(tok[i]) || i == maxPidDigits {
+			return 0, false
+		}
+		sec = sec*10 + int64(tok[i]-'0')
+	}
+	frac := n - i - 1 // digits after the dot
+	if i == 0 || frac < 1 || frac > 9 || sec > 1<<33 {
 		return 0, false
 	}
-	sec, ok := atoi(tok[:dot])
-	if !ok || sec > 1<<33 {
-		return 0, false
+	for i++; i < n; i++ {
+		if !isDigit(tok[i]) {
+			return 0, false
+		}
+		ns = ns*10 + int64(tok[i]-'0')
 	}
-	frac := tok[dot+1:]
-	if len(frac) > 9 {
-		return 0, false
-	}
-	ns, ok := atoi(frac)
-	if !ok {
-		return 0, false
-	}
-	for i := len(frac); i < 9; i++ {
+	for ; frac < 9; frac++ {
 		ns *= 10
 	}
-	return int64(sec)*1e9 + int64(ns), true
+	return sec*1e9 + ns, true
 }
 
 // pidNum parses a pid or tid: a non-negative decimal, or -1, which perf
@@ -183,8 +187,8 @@ func parseHeader(line []byte) (h header, ok bool) {
 // found is false for any other line, which timedPrefix then reads.
 func (h *header) commonPrefix(line []byte) (after int, found bool) {
 	c := bytes.IndexByte(line, ':')
-	if c < 0 {
-		return 0, false
+	if c < 0 || c+1 < len(line) && !isSpace(line[c+1]) {
+		return 0, false // none, or not the end of a word
 	}
 	s := wordStart(line, c)
 	// At most 60 words before the time: timedPrefix reads 64.
@@ -365,23 +369,37 @@ func (h *header) untimedPrefix(line []byte) (after int, found bool) {
 // trimmed) into h: "[PERIOD] EVENT: [REST]". It is false when there is no
 // event.
 func (h *header) sampleTail(rest []byte) bool {
-	// Optional period: a number followed by a space.
-	if t := nextToken(rest, 0); t.end >= 0 && t.end < len(rest) && allDigits(rest[t.start:t.end]) {
-		if p, ok := atou(rest[t.start:t.end]); ok {
-			h.period, h.hasPeriod = p, true
-			rest = rest[t.end:]
-			for len(rest) > 0 && isSpace(rest[0]) {
-				rest = rest[1:]
-			}
+	// Optional period: a number (at most 19 digits) followed by a space.
+	j := 0
+	for j < len(rest) && isSpace(rest[j]) {
+		j++
+	}
+	i := j
+	var p uint64
+	for i < len(rest) && isDigit(rest[i]) {
+		p = p*10 + uint64(rest[i]-'0')
+		i++
+	}
+	if i > j && i-j <= 19 && i < len(rest) && isSpace(rest[i]) {
+		h.period, h.hasPeriod = p, true
+		rest = rest[i:]
+		for len(rest) > 0 && isSpace(rest[0]) {
+			rest = rest[1:]
 		}
 	}
 	// The event ends at the first ':' followed by a space or the end.
 	end := -1
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == ':' && (i+1 == len(rest) || isSpace(rest[i+1])) {
-			end = i
+	for from := 0; from < len(rest); {
+		c := bytes.IndexByte(rest[from:], ':')
+		if c < 0 {
 			break
 		}
+		c += from
+		if c+1 == len(rest) || isSpace(rest[c+1]) {
+			end = c
+			break
+		}
+		from = c + 1
 	}
 	if end <= 0 {
 		return false
