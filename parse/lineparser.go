@@ -21,6 +21,8 @@ type lineParser struct {
 	// crFree: that many bytes after the last line read hold no '\r', so
 	// the lines in them need no search for one (one search per 2 KB).
 	crFree  int
+	win     []byte // bytes buffered in br, of which p.off are read (readSlice)
+	off     int
 	split   [][]byte // rest of a line split at bare CRs
 	held    []byte   // a line read but not consumed: the next scan starts with it
 	hasHeld bool
@@ -71,7 +73,7 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		return nil, false
 	}
 	p.long.over = 0
-	line, err := p.br.ReadSlice('\n')
+	line, err := p.readSlice()
 	if err == bufio.ErrBufferFull {
 		line, err = p.gatherLong(line)
 	}
@@ -97,10 +99,13 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		return line, true
 	}
 	// Some KB ahead at a time: the lines are read while still in cache.
-	if b, err := p.br.Peek(min(p.br.Buffered(), 2<<10)); err == nil {
-		if p.crFree = bytes.IndexByte(b, '\r'); p.crFree < 0 {
-			p.crFree = len(b)
-		}
+	b := p.win[p.off:]
+	if len(b) == 0 {
+		b, _ = p.br.Peek(p.br.Buffered()) // no window: all unread
+	}
+	b = b[:min(len(b), 2<<10)]
+	if p.crFree = bytes.IndexByte(b, '\r'); p.crFree < 0 {
+		p.crFree = len(b)
 	}
 	if i := bytes.IndexByte(line, '\r'); i >= 0 && p.long.over == 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
@@ -112,6 +117,29 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		line = parts[0]
 	}
 	return line, true
+}
+
+// readSlice is bufio.Reader.ReadSlice('\n') for the lines in the window
+// (p.win[p.off:]: bytes the buffer holds, of which the reader has
+// consumed p.off): a search for the line's end and no more. A line not
+// whole in the window is read with ReadSlice itself, and the window
+// then remade of what the buffer holds after it.
+func (p *lineParser) readSlice() ([]byte, error) {
+	if i := bytes.IndexByte(p.win[p.off:], '\n'); i >= 0 {
+		line := p.win[p.off : p.off+i+1]
+		p.off += i + 1
+		return line, nil
+	}
+	if p.off > 0 {
+		p.br.Discard(p.off) // cannot fail: the bytes are buffered
+	}
+	p.win, p.off = nil, 0
+	line, err := p.br.ReadSlice('\n')
+	if err == nil {
+		// Peek of what is buffered reads nothing: line stays valid.
+		p.win, _ = p.br.Peek(p.br.Buffered())
+	}
+	return line, err
 }
 
 // isBlankByte is a byte of a blank line (isBlank): a line that ends
@@ -305,7 +333,7 @@ func (p *lineParser) release() {
 		return // a producer: its memory is a batch's, still to be read
 	}
 	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.split, p.held = nil, nil, nil, nil, nil, longLine{}, nil, nil
-	p.next = nil
+	p.next, p.win, p.off = nil, nil, 0
 }
 
 // header parses a non-indented line. It returns true when a complete
@@ -400,10 +428,17 @@ func (p *lineParser) stackLine(line []byte) bool {
 		return true
 	}
 	t := p.tab
-	id, ok := p.guess(line)
-	if !ok {
-		id, ok = t.ids[string(line)]
+	if e := p.guess(line); e != nil {
+		// The guess was right: the frame's entry, without a lookup.
+		p.follow(e.f.ID)
+		if p.keep {
+			p.refs = append(p.refs, e.f.ID)
+		} else {
+			p.frames = append(p.frames, e.f)
+		}
+		return false
 	}
+	id, ok := t.ids[string(line)]
 	if !ok && t.takes(line) {
 		kept := t.keep(line)
 		var f Frame
@@ -430,8 +465,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 			if p.keep {
 				p.refs = append(p.refs, id)
 			} else {
-				p.frames = append(p.frames, Frame{})
-				t.frame(&p.frames[len(p.frames)-1], id)
+				p.frames = append(p.frames, t.entry(id).f)
 			}
 		}
 		return false
@@ -453,17 +487,20 @@ func (p *lineParser) stackLine(line []byte) bool {
 	return false
 }
 
-// guess returns the ID of the frame that followed the sample's last
-// frame last time, when line is that frame's line.
-func (p *lineParser) guess(line []byte) (uint32, bool) {
+// guess returns the entry of the frame that followed the sample's last
+// frame last time, when line is that frame's line, else nil.
+func (p *lineParser) guess(line []byte) *tabEntry {
 	if int(p.last) >= len(p.next) {
-		return 0, false
+		return nil
 	}
 	id := p.next[p.last]
-	if id == 0 || string(p.tab.entry(id).text) != string(line) {
-		return 0, false
+	if id == 0 {
+		return nil
 	}
-	return id, true
+	if e := p.tab.entry(id); string(e.text) == string(line) {
+		return e
+	}
+	return nil
 }
 
 // follow makes id the sample's last frame, and the guess after the one
