@@ -12,7 +12,10 @@
 # `... | cat`, `... | drain` (wallfold's pipe reader alone) and
 # `... | wallfold` in interleaved rounds. With OLD set, the old and the new
 # binary also run in interleaved rounds (folded, pprof, stdin), with the
-# ratio of their median wall and CPU times.
+# ratio of their median wall and CPU times. Then wallfold against
+# inferno-collapse-perf (when on PATH), perl's stackcollapse-perf.pl and
+# a Go line count, thread for thread on a samples-only copy of TRACE
+# (CPU time medians of interleaved rounds); ONLY=peers runs that alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -69,6 +72,74 @@ measure() {
 		"$(sort -n "$tmp/faults.txt" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 }
 
+# Thread for thread against its peers, on what they all read: a
+# samples-only copy of the input (its PERF_RECORD_ lines left out, as
+# perf script prints it without --show-switch-events/--show-task-events).
+# CPU time (user+sys from getrusage) of $RUNS interleaved rounds, medians;
+# wallfold --weight=cpu (the CPU profile the peers write) from the file
+# (the default reader) and on stdin (the sequential one);
+# inferno-collapse-perf --nthreads 1 and its default; perl's
+# stackcollapse-perf.pl ($STACKCOLLAPSE, else on PATH); a Go
+# bufio.Scanner line count (the floor of reading lines).
+peers() {
+	local samples=$tmp/samples.txt tools=$tmp/tools
+	grep -v 'PERF_RECORD_' "$in" >"$samples" || true
+	mkdir -p "$tools/cputime" "$tools/lines"
+	printf 'module cputime\n\ngo 1.26\n' >"$tools/cputime/go.mod"
+	printf '%s\n' 'package main' '' 'import (' '	"fmt"' '	"os"' '	"os/exec"' '	"syscall"' '	"time"' ')' '' \
+		'// cputime CMD...: CMD with stdout to /dev/null; prints its wall and CPU (user+sys) seconds.' \
+		'func main() {' '	c := exec.Command(os.Args[1], os.Args[2:]...)' '	c.Stdin, c.Stderr = os.Stdin, os.Stderr' \
+		'	t := time.Now()' '	if err := c.Run(); err != nil {' '		fmt.Fprintln(os.Stderr, err)' '		os.Exit(1)' '	}' \
+		'	ru := c.ProcessState.SysUsage().(*syscall.Rusage)' \
+		'	fmt.Printf("%.4f %.4f\n", time.Since(t).Seconds(), float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9)' '}' \
+		>"$tools/cputime/main.go"
+	printf 'module lines\n\ngo 1.26\n' >"$tools/lines/go.mod"
+	printf '%s\n' 'package main' '' 'import (' '	"bufio"' '	"fmt"' '	"os"' ')' '' \
+		'func main() {' '	f, err := os.Open(os.Args[1])' '	if err != nil {' '		os.Exit(1)' '	}' \
+		'	s := bufio.NewScanner(f)' '	s.Buffer(make([]byte, 128<<10), 4<<20)' '	n := 0' '	for s.Scan() {' '		n++' '	}' \
+		'	fmt.Println(n)' '}' >"$tools/lines/main.go"
+	(cd "$tools/cputime" && $GO build -o ../cputime.bin .) && (cd "$tools/lines" && $GO build -o ../lines.bin .)
+	local pl=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+	local inf
+	inf=$(command -v inferno-collapse-perf || true)
+	local labels="wallfold wallfold-stdin" l cmd
+	[ -n "$inf" ] && labels="$labels inferno1 inferno"
+	[ -n "$pl" ] && labels="$labels perl"
+	labels="$labels lines"
+	[ -n "$inf" ] || echo "inferno-collapse-perf: not on PATH (not measured; ../shared/tools/inferno-build.sh builds it)"
+	[ -n "$pl" ] || echo "stackcollapse-perf.pl: not found (not measured; STACKCOLLAPSE=path/to/it)"
+	size=$(stat -c %s "$samples")
+	echo "samples-only copy: $samples ($((size / 1000000)) MB); $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	for l in $labels; do : >"$tmp/peer.$l"; done
+	for _ in $(seq "$RUNS"); do
+		for l in $labels; do
+			case $l in
+			wallfold) cmd="\"$bin\" -q --weight=cpu \"$samples\"" ;;
+			wallfold-stdin) cmd="\"$bin\" -q --weight=cpu <\"$samples\"" ;;
+			inferno1) cmd="\"$inf\" --nthreads 1 \"$samples\"" ;;
+			inferno) cmd="\"$inf\" \"$samples\"" ;;
+			perl) cmd="\"$pl\" \"$samples\"" ;;
+			lines) cmd="\"$tools/lines.bin\" \"$samples\"" ;;
+			esac
+			"$tools/cputime.bin" sh -c "$cmd" </dev/null >>"$tmp/peer.$l"
+		done
+	done
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	median() { awk -v k="$2" '{print $k}' "$1" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+	local wf
+	wf=$(median "$tmp/peer.wallfold" 2)
+	for l in $labels; do
+		local c
+		c=$(median "$tmp/peer.$l" 2)
+		printf '%-16s CPU median %.3f s (%6.0f MB/s by CPU), wall median %.3f s; CPU / wallfold'"'"'s %.2f\n' "$l" "$c" \
+			"$(awk -v s="$size" -v t="$c" 'BEGIN{print s/1e6/t}')" "$(median "$tmp/peer.$l" 1)" "$(awk -v a="$c" -v b="$wf" 'BEGIN{print a/b}')"
+	done
+}
+
+if [ "${ONLY:-}" = peers ]; then
+	peers
+	exit 0
+fi
 measure "folded" "$bin" -q "$in"
 measure "pprof" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$in"
 echo "pprof output: $(stat -c %s "$tmp/out.pb.gz") bytes gzipped, $(gzip -dc "$tmp/out.pb.gz" | wc -c) bytes of protobuf"
@@ -88,11 +159,8 @@ mo=$(sort -n "$tmp/off.off" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 printf 'folded vs --off-cpu, %s interleaved rounds: median %.2f s vs %.2f s (--off-cpu/plain %.2f)\n' "$RUNS" "$mp" "$mo" \
 	"$(awk -v a="$mo" -v b="$mp" 'BEGIN{print a/b}')"
 measure "folded (sequential reader: stdin)" sh -c "\"$bin\" -q < \"$in\""
-if command -v stackcollapse-perf.pl >/dev/null 2>&1; then
-	measure "stackcollapse-perf.pl" stackcollapse-perf.pl "$in"
-else
-	echo "stackcollapse-perf.pl: not found on this machine (not measured)"
-fi
+
+peers
 
 if [ -n "${OLD:-}" ]; then
 	# old and new in turn, RUNS rounds: the machine's noise hits both.
