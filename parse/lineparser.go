@@ -428,13 +428,13 @@ func (p *lineParser) stackLine(line []byte) bool {
 		return true
 	}
 	t := p.tab
-	if e := p.guess(line); e != nil {
+	if id := p.guess(line); id != 0 {
 		// The guess was right: the frame's entry, without a lookup.
-		p.follow(e.f.ID)
+		p.follow(id)
 		if p.keep {
-			p.refs = append(p.refs, e.f.ID)
+			p.refs = append(p.refs, id)
 		} else {
-			p.frames = append(p.frames, e.f)
+			p.frames = append(p.frames, t.entry(id).frame(id))
 		}
 		return false
 	}
@@ -465,7 +465,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 			if p.keep {
 				p.refs = append(p.refs, id)
 			} else {
-				p.frames = append(p.frames, t.entry(id).f)
+				p.frames = append(p.frames, t.entry(id).frame(id))
 			}
 		}
 		return false
@@ -487,20 +487,17 @@ func (p *lineParser) stackLine(line []byte) bool {
 	return false
 }
 
-// guess returns the entry of the frame that followed the sample's last
-// frame last time, when line is that frame's line, else nil.
-func (p *lineParser) guess(line []byte) *tabEntry {
+// guess returns the ID of the frame that followed the sample's last
+// frame last time, when line is that frame's line, else 0.
+func (p *lineParser) guess(line []byte) uint32 {
 	if int(p.last) >= len(p.next) {
-		return nil
+		return 0
 	}
 	id := p.next[p.last]
-	if id == 0 {
-		return nil
+	if id == 0 || string(p.tab.entry(id).text) != string(line) {
+		return 0
 	}
-	if e := p.tab.entry(id); string(e.text) == string(line) {
-		return e
-	}
-	return nil
+	return id
 }
 
 // follow makes id the sample's last frame, and the guess after the one
