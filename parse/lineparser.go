@@ -17,15 +17,8 @@ type lineParser struct {
 	err      error // I/O error other than EOF
 	eof      bool
 
-	long longLine // a line longer than the bufio buffer
-	// crFree: that many bytes after the last line read hold no '\r', so
-	// the lines in them need no search for one (one search per 2 KB).
-	crFree  int
-	win     []byte // bytes buffered in br, of which p.off are read (readSlice)
-	off     int
-	split   [][]byte // rest of a line split at bare CRs
-	held    []byte   // a line read but not consumed: the next scan starts with it
-	hasHeld bool
+	long longLine   // a line longer than the bufio buffer
+	src  lineSource // where the next line comes from
 
 	rec    Record
 	arena  []byte // what records keep of their lines (header fields, frames not in the table)
@@ -53,6 +46,20 @@ type lineParser struct {
 	last uint32
 }
 
+// lineSource is where nextLine takes lines from before it reads: a held
+// line, the parts of a line split at bare CRs, the window of the read
+// buffer.
+type lineSource struct {
+	held    []byte // a line read but not consumed: the next scan starts with it
+	hasHeld bool
+	split   [][]byte // rest of a line split at bare CRs
+	win     []byte   // bytes buffered in br, of which off are read (readSlice)
+	off     int
+	// crFree: that many bytes after the last line read hold no '\r', so
+	// the lines in them need no search for one (one search per 2 KB).
+	crFree int
+}
+
 func newLineParser(r io.Reader, fileName string) *lineParser {
 	return &lineParser{br: bufio.NewReaderSize(r, 128<<10), fileName: fileName, tab: newFrameTable()}
 }
@@ -60,12 +67,12 @@ func newLineParser(r io.Reader, fileName string) *lineParser {
 // nextLine returns the next line without its line end, or ok=false at the
 // end of input. The slice is valid until the next call.
 func (p *lineParser) nextLine() (line []byte, ok bool) {
-	if p.hasHeld {
-		p.hasHeld = false
-		return p.held, true
+	if p.src.hasHeld {
+		p.src.hasHeld = false
+		return p.src.held, true
 	}
-	if len(p.split) > 0 {
-		line, p.split = p.split[0], p.split[1:]
+	if len(p.src.split) > 0 {
+		line, p.src.split = p.src.split[0], p.src.split[1:]
 		p.lineNo++
 		return line, true
 	}
@@ -94,25 +101,25 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if p.crFree >= read && p.long.over == 0 {
-		p.crFree -= read
+	if p.src.crFree >= read && p.long.over == 0 {
+		p.src.crFree -= read
 		return line, true
 	}
 	// Some KB ahead at a time: the lines are read while still in cache.
-	b := p.win[p.off:]
+	b := p.src.win[p.src.off:]
 	if len(b) == 0 {
 		b, _ = p.br.Peek(p.br.Buffered()) // no window: all unread
 	}
 	b = b[:min(len(b), 2<<10)]
-	if p.crFree = bytes.IndexByte(b, '\r'); p.crFree < 0 {
-		p.crFree = len(b)
+	if p.src.crFree = bytes.IndexByte(b, '\r'); p.src.crFree < 0 {
+		p.src.crFree = len(b)
 	}
 	if i := bytes.IndexByte(line, '\r'); i >= 0 && p.long.over == 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
-		p.split = p.split[:0]
+		p.src.split = p.src.split[:0]
 		parts := bytes.Split(line, []byte{'\r'})
 		for _, part := range parts[1:] {
-			p.split = append(p.split, append([]byte(nil), part...))
+			p.src.split = append(p.src.split, append([]byte(nil), part...))
 		}
 		line = parts[0]
 	}
@@ -120,24 +127,24 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 }
 
 // readSlice is bufio.Reader.ReadSlice('\n') for the lines in the window
-// (p.win[p.off:]: bytes the buffer holds, of which the reader has
-// consumed p.off): a search for the line's end and no more. A line not
+// (src.win[src.off:]: bytes the buffer holds, of which the reader has
+// consumed src.off): a search for the line's end and no more. A line not
 // whole in the window is read with ReadSlice itself, and the window
 // then remade of what the buffer holds after it.
 func (p *lineParser) readSlice() ([]byte, error) {
-	if i := bytes.IndexByte(p.win[p.off:], '\n'); i >= 0 {
-		line := p.win[p.off : p.off+i+1]
-		p.off += i + 1
+	if i := bytes.IndexByte(p.src.win[p.src.off:], '\n'); i >= 0 {
+		line := p.src.win[p.src.off : p.src.off+i+1]
+		p.src.off += i + 1
 		return line, nil
 	}
-	if p.off > 0 {
-		p.br.Discard(p.off) // cannot fail: the bytes are buffered
+	if p.src.off > 0 {
+		p.br.Discard(p.src.off) // cannot fail: the bytes are buffered
 	}
-	p.win, p.off = nil, 0
+	p.src.win, p.src.off = nil, 0
 	line, err := p.br.ReadSlice('\n')
 	if err == nil {
 		// Peek of what is buffered reads nothing: line stays valid.
-		p.win, _ = p.br.Peek(p.br.Buffered())
+		p.src.win, _ = p.br.Peek(p.br.Buffered())
 	}
 	return line, err
 }
@@ -206,8 +213,8 @@ func (p *lineParser) isPerfData() bool {
 
 // hold puts line back so that the next nextLine returns it again.
 func (p *lineParser) hold(line []byte) {
-	p.held = line
-	p.hasHeld = true
+	p.src.held = line
+	p.src.hasHeld = true
 }
 
 // syntaxError makes the current record a KindError for line; scan
@@ -332,8 +339,7 @@ func (p *lineParser) release() {
 	if p.keep {
 		return // a producer: its memory is a batch's, still to be read
 	}
-	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.split, p.held = nil, nil, nil, nil, nil, longLine{}, nil, nil
-	p.next, p.win, p.off = nil, nil, 0
+	p.br, p.tab, p.arena, p.frames, p.refs, p.long, p.src, p.next = nil, nil, nil, nil, nil, longLine{}, lineSource{}, nil
 }
 
 // header parses a non-indented line. It returns true when a complete
