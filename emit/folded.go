@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"cmp"
 	"io"
 	"math"
 	"slices"
@@ -108,42 +107,35 @@ func nameRanks(s *Stacks) (r ranks, ok bool) {
 			return r, false
 		}
 	}
-	// Token k: name k/2, with ';' (k odd) or NUL (k even) after it.
-	tokens := make([]uint32, 2*n)
-	for k := range tokens {
-		tokens[k] = uint32(k)
+	// The names sorted, then their tokens placed in one walk: a name's
+	// NUL token comes right where the name does (before the names it is
+	// a prefix of), its ';' token once the names after it no longer
+	// extend it with a byte below ';'. The names it is a prefix of and
+	// whose ';' tokens are still to come wait on a stack.
+	order := make([]uint32, n)
+	for i := range order {
+		order[i] = uint32(i)
 	}
-	slices.SortFunc(tokens, func(x, y uint32) int {
-		a, b := s.names[x/2], s.names[y/2]
-		m := min(len(a), len(b))
-		if c := strings.Compare(a[:m], b[:m]); c != 0 {
-			return c
-		}
-		// One name is a prefix of the other, or they are one name: the
-		// byte after the shorter decides (a separator is never a name's
-		// byte, so they differ unless the tokens are the same).
-		return cmp.Compare(tokenByte(a, m, x), tokenByte(b, m, y))
-	})
+	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(s.names[x], s.names[y]) })
 	r.semi, r.end = make([]uint32, n), make([]uint32, n)
-	for place, k := range tokens {
-		if k%2 == 1 {
-			r.semi[k/2] = uint32(place)
-		} else {
-			r.end[k/2] = uint32(place)
+	place := uint32(0)
+	var open []uint32
+	for _, y := range order {
+		name := s.names[y]
+		for len(open) > 0 {
+			x := open[len(open)-1]
+			if p := s.names[x]; len(name) > len(p) && name[:len(p)] == p && name[len(p)] < ';' {
+				break // name's tokens come before p's ';' token
+			}
+			r.semi[x], place, open = place, place+1, open[:len(open)-1]
 		}
+		r.end[y], place = place, place+1
+		open = append(open, y)
+	}
+	for i := len(open) - 1; i >= 0; i-- {
+		r.semi[open[i]], place = place, place+1
 	}
 	return r, true
-}
-
-// tokenByte is byte m of token k (name + its separator), m ≤ len(name).
-func tokenByte(name string, m int, k uint32) byte {
-	if m < len(name) {
-		return name[m]
-	}
-	if k%2 == 1 {
-		return ';'
-	}
-	return 0
 }
 
 // cmp compares stacks a and b (name ids) as cmpJoined does.
