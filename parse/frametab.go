@@ -5,7 +5,8 @@ import "unsafe"
 // A trace repeats few distinct stack lines many times (a 120 MB go build
 // trace: 1.05 M stack lines, 36 k distinct). frameTable keeps each
 // distinct line once, parsed, under an ID: a line seen before costs one
-// map lookup instead of a parse and a copy, and callers can cache by ID
+// map lookup instead of a parse and a copy (or only a comparison, when
+// the reader guessed it: lineParser.guess), and callers can cache by ID
 // what they derive from a frame (Frame.ID). A concurrent Reader passes
 // IDs (4 bytes) from its producer to its consumer instead of Frames.
 //
@@ -24,8 +25,9 @@ type frameTable struct {
 }
 
 // tabEntry is a Frame in 48 bytes instead of 112: its line and where the
-// fields are in it (lines longer than maxTabled are not kept). Small
-// entries near their text cost fewer cache misses than Frames copied.
+// fields are in it (lines longer than maxTabled are not kept). Entries
+// with their Frame made once (136 bytes) ran fewer instructions but no
+// faster, in more memory (docs/performance.md, issue 28).
 type tabEntry struct {
 	text                []byte
 	addr, sym, off, dso [2]uint16
