@@ -150,6 +150,7 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 	if in.Regular() {
 		input.Tasks, input.LastTime = in.Tasks, in.LastTime
 	}
+	input.File, input.Size, _ = in.Plain()
 	r, err := fold.New(cfg, input)
 	if err != nil {
 		return err

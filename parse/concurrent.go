@@ -27,7 +27,7 @@ type batch struct {
 	spans  [][2]int32 // per record: its refs
 
 	// Set on the last batch.
-	last     bool
+	last     bool // of the input; of its chunk in a parallel reader
 	err      error
 	endLine  int
 	perfData bool
@@ -143,6 +143,13 @@ func (r *Reader) start() {
 }
 
 func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
+	produceChunk(src, full, free, done, false)
+}
+
+// produceChunk sends src's records to full in batches taken from free,
+// the last one marked; more: a chunk of a file with more text after it
+// (parallel.go). It returns false when told to stop (done).
+func produceChunk(src *lineParser, full, free chan *batch, done chan struct{}, more bool) bool {
 	var b *batch
 	get := func() bool {
 		select {
@@ -154,20 +161,20 @@ func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
 		}
 	}
 	if !get() {
-		return
+		return false
 	}
 	src.arena, src.frames, src.refs = b.arena, b.frames, b.refs
 	for src.scan() {
-		b.add(src)
+		b.add(src, more)
 		if len(b.recs) >= batchRecords || len(src.arena) >= batchBytes {
 			b.arena, b.frames, b.refs = src.arena, src.frames, src.refs
 			select {
 			case full <- b:
 			case <-done:
-				return
+				return false
 			}
 			if !get() {
-				return
+				return false
 			}
 			src.arena, src.frames, src.refs = b.arena, b.frames, b.refs
 		}
@@ -176,14 +183,24 @@ func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
 	b.last, b.err, b.endLine, b.perfData = true, src.err, src.lineNo, src.perfData
 	select {
 	case full <- b:
+		return true
 	case <-done:
+		return false
 	}
 }
 
 // add appends src's current record to b; its bytes and frames are in
 // b's arena and frames already (src.keep).
-func (b *batch) add(src *lineParser) {
+//
+// A sample that the end of a chunk ended (more) would have been ended by
+// the next chunk's first line in a sequential read: Lines() then counts
+// that line too.
+func (b *batch) add(src *lineParser, more bool) {
+	lines := src.lineNo
+	if more && src.eof && src.rec.Kind == KindSample {
+		lines++
+	}
 	b.recs = append(b.recs, src.rec)
-	b.lines = append(b.lines, src.lineNo)
+	b.lines = append(b.lines, lines)
 	b.spans = append(b.spans, [2]int32{int32(src.refStart), int32(len(src.refs))})
 }

@@ -30,9 +30,14 @@ func transcript(data []byte, concurrent bool) string {
 // only room more lines (see fillTable), calling frame (if not nil) with
 // every frame read.
 func transcriptWith(data []byte, concurrent bool, room int, frame func(Frame)) string {
-	var b strings.Builder
 	r := newReader(bytes.NewReader(data), "f", concurrent)
 	fillTable(r.p.tab, room) // a concurrent reader's producer takes this table
+	return transcriptOf(r, frame)
+}
+
+// transcriptOf reads r to its end and writes down what transcript does.
+func transcriptOf(r *Reader, frame func(Frame)) string {
+	var b strings.Builder
 	for r.Scan() {
 		x := r.Record()
 		if x.Kind == KindError {

@@ -45,6 +45,7 @@ type Reader struct {
 	// concurrent Reader's producer has taken it (concurrent.go).
 	p    *lineParser
 	conc *concState
+	par  *parState // a file parsed in chunks (parallel.go)
 
 	rec    *Record // the current record
 	batchR Record  // concurrent: the current record, copied from its batch
@@ -121,9 +122,12 @@ func clip(b []byte) string {
 // or on an I/O error (see Err).
 func (r *Reader) Scan() bool {
 	var ok bool
-	if r.conc != nil {
+	switch {
+	case r.par != nil:
+		ok = r.scanPar()
+	case r.conc != nil:
 		ok = r.scanConc()
-	} else {
+	default:
 		ok = r.scanSeq()
 	}
 	if !ok {

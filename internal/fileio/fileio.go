@@ -73,6 +73,20 @@ func (in *Input) Regular() bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// Plain returns the input's file and its size when it is a regular file
+// read as it is (not stdin, not gzip): one that can be read at any offset,
+// in parallel.
+func (in *Input) Plain() (io.ReaderAt, int64, bool) {
+	if in.file == nil {
+		return nil, 0, false
+	}
+	st, err := in.file.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	return in.file, st.Size(), true
+}
+
 // Tasks reads the file once more for its threads' processes and parents
 // (parse.ScanTaskIDs).
 func (in *Input) Tasks(fn func(parse.TaskID)) error {

@@ -50,6 +50,11 @@ type Input struct {
 	// timestamp from its tail (0: unknown). Both nil on a pipe.
 	Tasks    func(fn func(parse.TaskID)) error
 	LastTime func() int64
+	// File: a regular file read as it is (not gzip), of Size bytes: R's
+	// text, which can then be parsed in chunks on several CPUs. Nil
+	// otherwise.
+	File io.ReaderAt
+	Size int64
 }
 
 // pipeLookahead is how far ahead (trace time) the model looks on a pipe

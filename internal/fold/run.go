@@ -95,9 +95,14 @@ func New(cfg Config, in Input) (*Run, error) {
 // Config.Stderr.
 func (r *Run) Read() error {
 	in := &countingReader{r: r.in.R}
-	reader := parse.NewReader(in, r.in.Name)
-	if r.in.Stdin {
+	var reader *parse.Reader
+	switch {
+	case r.in.Stdin:
 		reader = parse.NewSequentialReader(in, r.in.Name)
+	case r.in.File != nil:
+		reader = parse.NewFileReader(r.in.File, r.in.Size, r.in.Name)
+	default: // gzip: one stream, which cannot be cut
+		reader = parse.NewReader(in, r.in.Name)
 	}
 	strictErr := r.scan(reader)
 	var partial *ExitError
