@@ -40,6 +40,8 @@ func (b *batch) reset() {
 	b.frames = b.frames[:0]
 	b.refs = b.refs[:0]
 	b.spans = b.spans[:0]
+	// A parallel reader's worker uses its chunks' last batches again.
+	b.last, b.err, b.endLine, b.perfData = false, nil, 0, false
 }
 
 // localRef marks a ref to a batch's own frames.

@@ -39,7 +39,8 @@ func parallelTranscript(t *testing.T, data []byte, workers int, chunk int64) str
 // workers gives the sequential reader's records, errors (at the same
 // lines), Lines() after each record and counts, on every shipped file,
 // with chunks so small that every kind of chunk edge occurs, and on all
-// files at once with stray lines between them.
+// files at once with stray lines between them (in small chunks, and in
+// chunks of many batches).
 func TestParallelMatchesSequential(t *testing.T) {
 	files := testFiles(t)
 	var all bytes.Buffer
@@ -69,6 +70,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 	}
 	seq := transcript(all.Bytes(), false)
 	check("all files", all.Bytes(), seq, 4, 16<<10)
+	// Chunks of many batches, batches used again.
+	check("all files", all.Bytes(), seq, 2, 2<<20)
 	if testing.Short() {
 		return
 	}
