@@ -95,8 +95,9 @@ func BenchmarkPipelineTrace(b *testing.B) { benchRun(b, "-f", "trace") }
 // within 15 % of BenchmarkPipelineFolded).
 func BenchmarkPipelineFoldedOffCPU(b *testing.B) { benchRun(b, "--off-cpu") }
 
-// BenchmarkPipelineFoldedFile reads a file (the concurrent reader).
+// BenchmarkPipelineFoldedFile reads a file (the parallel reader: one
+// worker per CPU, go test -cpu 1,2,...).
 func BenchmarkPipelineFoldedFile(b *testing.B) { benchFile(b) }
 
-// BenchmarkPipelinePprofFile reads a file (the concurrent reader).
+// BenchmarkPipelinePprofFile reads a file (the parallel reader).
 func BenchmarkPipelinePprofFile(b *testing.B) { benchFile(b, "-f", "pprof") }

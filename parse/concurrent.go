@@ -129,12 +129,7 @@ func (r *Reader) start() {
 	c.free = make(chan *batch, batchesInFlight+2)
 	c.done = make(chan struct{})
 	for i := 0; i < batchesInFlight+2; i++ {
-		c.free <- &batch{
-			arena: make([]byte, 0, batchBytes+batchBytes/4),
-			refs:  make([]uint32, 0, batchFrames),
-			recs:  make([]Record, 0, batchRecords),
-			lines: make([]int, 0, batchRecords),
-		}
+		c.free <- newBatch()
 	}
 	src := r.p
 	src.keep = true
@@ -144,16 +139,32 @@ func (r *Reader) start() {
 	runtime.AddCleanup(r, func(done chan struct{}) { close(done) }, c.done)
 }
 
-func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
-	produceChunk(src, full, free, done, false)
+func newBatch() *batch {
+	return &batch{
+		arena: make([]byte, 0, batchBytes+batchBytes/4),
+		refs:  make([]uint32, 0, batchFrames),
+		recs:  make([]Record, 0, batchRecords),
+		lines: make([]int, 0, batchRecords),
+	}
 }
 
-// produceChunk sends src's records to full in batches taken from free,
-// the last one marked; more: a chunk of a file with more text after it
-// (parallel.go). It returns false when told to stop (done).
-func produceChunk(src *lineParser, full, free chan *batch, done chan struct{}, more bool) bool {
+func produce(src *lineParser, full, free chan *batch, done chan struct{}) {
+	none := 0
+	produceChunk(src, full, free, done, false, &none)
+}
+
+// produceChunk sends src's records to full in batches taken from free
+// (or made while *spare says more may be), the last one marked; more: a
+// chunk of a file with more text after it (parallel.go). It returns false
+// when told to stop (done).
+func produceChunk(src *lineParser, full, free chan *batch, done chan struct{}, more bool, spare *int) bool {
 	var b *batch
 	get := func() bool {
+		if *spare > 0 && len(free) == 0 {
+			*spare--
+			b = newBatch()
+			return true
+		}
 		select {
 		case b = <-free:
 			b.reset()

@@ -18,8 +18,8 @@ import (
 // of the chunk being read always has batches (no deadlock).
 
 // fileChunk is the size of the stretch in which a chunk begins;
-// workerBatches how many batches each worker owns (a chunk of a real
-// trace fills two or three). Tests set a tiny chunk to hit every edge.
+// workerBatches how many batches each worker owns at most (a chunk of
+// a real trace fills two to four). Tests set a tiny chunk to hit every edge.
 var fileChunk int64 = 512 << 10
 
 const workerBatches = 6
@@ -94,14 +94,6 @@ func (r *Reader) startPar() {
 	c.ids = make(map[string]uint32)
 	for w := range c.workers {
 		pw := &parWorker{full: make(chan *batch, workerBatches), free: make(chan *batch, workerBatches), tab: newFrameTable()}
-		for range workerBatches {
-			pw.free <- &batch{
-				arena: make([]byte, 0, batchBytes+batchBytes/4),
-				refs:  make([]uint32, 0, batchFrames),
-				recs:  make([]Record, 0, batchRecords),
-				lines: make([]int, 0, batchRecords),
-			}
-		}
 		c.workers[w] = pw
 		go pw.run(c.src, c.size, c.chunk, c.fileName, w, len(c.workers), c.chunks, c.done)
 	}
@@ -112,11 +104,12 @@ func (r *Reader) startPar() {
 func (w *parWorker) run(src io.ReaderAt, size, chunk int64, fileName string, first, step, chunks int, done chan struct{}) {
 	find := bufio.NewReaderSize(nil, boundaryBuf)
 	br := bufio.NewReaderSize(nil, 128<<10)
+	spare := workerBatches // made when first needed: a small file needs few
 	for k := first; k < chunks; k += step {
 		start, end := chunkBounds(src, find, size, chunk, k)
 		br.Reset(io.NewSectionReader(src, start, end-start))
 		p := &lineParser{br: br, fileName: fileName, tab: w.tab, keep: true, started: k > 0}
-		if !produceChunk(p, w.full, w.free, done, end < size) {
+		if !produceChunk(p, w.full, w.free, done, end < size, &spare) {
 			return
 		}
 	}

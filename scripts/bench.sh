@@ -7,8 +7,9 @@
 # TRACE defaults to /work/big/gobuild.txt if present, else the shipped
 # traces concatenated to ~200 MB in /tmp. Reports wall time (best and
 # median of RUNS runs, default 5), MB/s and peak RSS (/usr/bin/time -v)
-# for folded and pprof output, and the same for a ~1 GB input (TRACE
-# repeated). With PERF.data, times `perf script ... > /dev/null`,
+# for folded and pprof output, the scaling with the CPUs Go may use on a
+# regular file (GOMAXPROCS 1, 2, 4, ... all; and a pipe), and peak RSS on
+# a ~1 GB input (TRACE repeated, times rising). With PERF.data, times `perf script ... > /dev/null`,
 # `... | cat`, `... | drain` (wallfold's pipe reader alone) and
 # `... | wallfold` in interleaved rounds. With OLD set, the old and the new
 # binary also run in interleaved rounds (folded, pprof, stdin), with the
@@ -194,16 +195,61 @@ if [ -n "${OLD:-}" ]; then
 	done
 fi
 
-# ~1 GB: the trace repeated (timestamps go backwards at each seam: fine).
+# Scaling on a regular file: the parse is cut into chunks, one worker per
+# CPU Go may use (GOMAXPROCS, default all), the model on the caller's
+# goroutine. GOMAXPROCS=1 is the sequential reader; stdin (a pipe, cat |)
+# is sequential whatever the CPUs. $RUNS interleaved rounds; each run's
+# 1-minute load average beside it, since a busy machine flattens the
+# gain (an idle 2-core machine should show all/1 >= 1.6).
+echo "scaling on $in ($RUNS interleaved rounds; wall and CPU = user+sys; load = 1-min load average before each run):"
+procs="1"
+p=2
+while [ "$p" -lt "$(nproc)" ]; do procs="$procs $p"; p=$((p * 2)); done
+[ "$(nproc)" -gt 1 ] && procs="$procs $(nproc)"
+scal="$procs pipe"
+for c in $scal; do : >"$tmp/scal.$c.wall"; : >"$tmp/scal.$c.cpu"; : >"$tmp/scal.$c.load"; done
+for _ in $(seq "$RUNS"); do
+	for c in $scal; do
+		cut -d' ' -f1 /proc/loadavg >>"$tmp/scal.$c.load"
+		if [ "$c" = pipe ]; then
+			/usr/bin/time -f '%e %U %S' -o "$tmp/scal.t" sh -c "cat \"$in\" | \"$bin\" -q >/dev/null"
+		else
+			GOMAXPROCS=$c /usr/bin/time -f '%e %U %S' -o "$tmp/scal.t" "$bin" -q "$in" >/dev/null
+		fi
+		awk '{print $1}' "$tmp/scal.t" >>"$tmp/scal.$c.wall"
+		awk '{print $2+$3}' "$tmp/scal.t" >>"$tmp/scal.$c.cpu"
+	done
+done
+median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+w1=$(median "$tmp/scal.1.wall")
+printf '| GOMAXPROCS (workers) | wall median | wall best | CPU median | wall(1)/wall | loads |\n|---|---|---|---|---|---|\n'
+for c in $scal; do
+	w=$(median "$tmp/scal.$c.wall")
+	name="$c"
+	[ "$c" = pipe ] && name="all, cat FILE | (sequential)"
+	printf '| %s | %.2f s | %.2f s | %.2f s | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
+		"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(paste -sd' ' "$tmp/scal.$c.load")"
+done
+
+# ~1 GB: the trace repeated, each copy's times shifted past the copy
+# before (a trace whose time only rises, as one long recording's).
 n=$(( (1000000000 + size - 1) / size ))
 big=$tmp/big1g.txt
-if [ ! -f "$big" ] || [ "$(stat -c %s "$big")" -ne $((n * size)) ]; then
+if [ ! -f "$big" ] || [ "$(stat -c %s "$big")" -lt $((n * size)) ]; then
+	span=$(awk '/^[^\t]/ && match($0, / [0-9]+\.[0-9]+: /) {t = substr($0, RSTART + 1, RLENGTH - 3) + 0; if (t > m) m = t} END {printf "%d", m + 1}' "$in")
 	: >"$big"
-	for _ in $(seq "$n"); do cat "$in" >>"$big"; done
+	for k in $(seq 0 $((n - 1))); do
+		awk -v off=$((k * span)) '/^[^\t]/ && match($0, / [0-9]+\.[0-9]+: /) {
+			t = substr($0, RSTART + 1, RLENGTH - 3) + off
+			$0 = substr($0, 1, RSTART) sprintf("%.6f", t) substr($0, RSTART + RLENGTH - 2)
+		} {print}' "$in" >>"$big"
+	done
 fi
 size=$(stat -c %s "$big")
-echo "input: $big ($((size / 1000000)) MB, $n copies)"
+echo "input: $big ($((size / 1000000)) MB, $n copies, times rising)"
 RUNS=1 measure "folded 1 GB" "$bin" -q "$big"
+RUNS=1 measure "folded 1 GB, GOMAXPROCS=1" env GOMAXPROCS=1 "$bin" -q "$big"
+RUNS=1 measure "folded 1 GB, stdin" sh -c "\"$bin\" -q < \"$big\""
 RUNS=1 measure "pprof 1 GB" "$bin" -q -f pprof -o "$tmp/out.pb.gz" "$big"
 rm -f "$big"
 
