@@ -19,14 +19,21 @@ import (
 
 // fileChunk is the size of the stretch in which a chunk begins;
 // workerBatches how many batches each worker owns at most (a chunk of
-// a real trace fills two to four). Tests set a tiny chunk to hit every edge.
-var fileChunk int64 = 512 << 10
+// a real trace fills one to three). Tests set a tiny chunk to hit every
+// edge.
+var fileChunk int64 = 256 << 10
 
-const workerBatches = 6
+const workerBatches = 4
+
+// maxWorkers bounds the workers: the model takes the records one by one
+// on the caller's goroutine (some 40 % of a folded run's CPU), so that
+// more than three or four workers would wait on it, each with its own
+// frame table and batches in memory.
+const maxWorkers = 4
 
 // parallelWorkers is how many workers parse a file: one per CPU that Go
-// may use (the caller's model runs beside them).
-func parallelWorkers() int { return runtime.GOMAXPROCS(0) }
+// may use, at most maxWorkers.
+func parallelWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
 
 type parWorker struct {
 	full chan *batch

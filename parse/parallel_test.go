@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
 // parallelTranscript reads data as a file cut into chunks of about chunk
@@ -170,4 +173,53 @@ func TestParallelReaderDropped(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+}
+
+// FuzzParallel: on any text, a file read in chunks (of a few bytes, so
+// that the text has many) gives what the sequential reader gives.
+func FuzzParallel(f *testing.F) {
+	for _, path := range []string{"../testdata/traces/syswide.txt", "../testdata/traces/nocallchain.txt",
+		"../testdata/corpus/inferno/weird-stack-line.txt", "../testdata/corpus/inferno/java-inline.txt"} {
+		b := testtrace.Read(f, path)
+		f.Add(b[:min(len(b), 2000)])
+	}
+	f.Add([]byte("c 1 1.0: 1 e:\n\t1 f (d)\n \n\t2 g (d)\nx\r\n\r\n  c 2 2.0: 1 e: 3 h (d)\n# c\n\tbad\nffff f (d)\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		seq := transcript(data, false)
+		for _, chunk := range []int64{3, 11, 40} {
+			if par := parallelTranscript(t, data, 3, chunk); par != seq {
+				t.Fatalf("chunks of %d: parallel reader differs:\n%s", chunk, firstDiff(seq, par))
+			}
+		}
+	})
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestParallelReadsOnce: the search for chunk edges reads a long line
+// once, not once for every stretch in it: the whole read (parse and
+// search) stays within a few times the file.
+func TestParallelReadsOnce(t *testing.T) {
+	sample := "p 1 1.000001: 1 cpu-clock: \n\t1 f (d)\n\n"
+	data := []byte(strings.Repeat(sample, 100) + strings.Repeat("x", 2<<20) + "\n" + strings.Repeat(sample, 100))
+	src := &countingReaderAt{r: bytes.NewReader(data)}
+	r := newFileReader(src, int64(len(data)), "f", 2, 4<<10)
+	for r.Scan() {
+	}
+	if r.Skipped() != 1 {
+		t.Errorf("skipped %d lines, want 1", r.Skipped())
+	}
+	if n := src.n.Load(); n > 4*int64(len(data)) {
+		t.Errorf("read %d bytes of a file of %d", n, len(data))
+	}
 }

@@ -37,7 +37,9 @@ func findBoundary(src io.ReaderAt, br *bufio.Reader, from, to, size int64) (int6
 		start := pos
 		pos += int64(len(line))
 		if err == bufio.ErrBufferFull {
-			for err == bufio.ErrBufferFull {
+			// A long line: read to its end, but not past to (a line of
+			// GBs would be read again for every stretch in it).
+			for err == bufio.ErrBufferFull && pos < to {
 				line, err = br.ReadSlice('\n')
 				pos += int64(len(line))
 			}

@@ -196,7 +196,7 @@ if [ -n "${OLD:-}" ]; then
 fi
 
 # Scaling on a regular file: the parse is cut into chunks, one worker per
-# CPU Go may use (GOMAXPROCS, default all), the model on the caller's
+# CPU Go may use (GOMAXPROCS, default all; at most 4), the model on the caller's
 # goroutine. GOMAXPROCS=1 is the sequential reader; stdin (a pipe, cat |)
 # is sequential whatever the CPUs. $RUNS interleaved rounds; each run's
 # 1-minute load average beside it, since a busy machine flattens the
@@ -226,7 +226,7 @@ printf '| GOMAXPROCS (workers) | wall median | wall best | CPU median | wall(1)/
 for c in $scal; do
 	w=$(median "$tmp/scal.$c.wall")
 	name="$c"
-	[ "$c" = pipe ] && name="all, cat FILE | (sequential)"
+	[ "$c" = pipe ] && name="pipe: cat FILE into all CPUs (sequential)"
 	printf '| %s | %.2f s | %.2f s | %.2f s | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
 		"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(paste -sd' ' "$tmp/scal.$c.load")"
 done
