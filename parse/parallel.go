@@ -187,7 +187,11 @@ func (c *parState) frames(w *parWorker, b *batch, span [2]int32) []Frame {
 			continue
 		}
 		w.tab.frame(f, ref)
-		f.ID = c.globalID(w, ref)
+		if int(ref) < len(w.gid) && w.gid[ref]-1 < noID-1 {
+			f.ID = w.gid[ref] // met before (inlined: the consumer's time is the bound)
+		} else {
+			f.ID = c.globalID(w, ref)
+		}
 	}
 	c.buf = fs
 	return dropInlineEcho(fs[:len(fs):len(fs)])
