@@ -11,9 +11,8 @@ import (
 // a parser may start afresh (split.go), and workers parse them, chunk k
 // by worker k mod W, each with a frame table of its own. The caller's
 // Scan takes the chunks' batches in file order, adds the lines of the
-// chunks before to line numbers, and gives frames the IDs a single table
-// would: the first frame of each distinct text delivered gets the next
-// ID. Each worker owns a few batches, which come back to it once read:
+// chunks before to line numbers, and numbers frames as one table does:
+// by text, from 1, in the order they are delivered. Each worker owns a few batches, which come back to it once read:
 // a worker that runs ahead waits, memory stays bounded, and the worker
 // of the chunk being read always has batches (no deadlock).
 
