@@ -112,7 +112,7 @@ func (w *parWorker) run(src io.ReaderAt, size, chunk int64, fileName string, fir
 	br := bufio.NewReaderSize(nil, 128<<10)
 	spare := workerBatches // made when first needed: a small file needs few
 	for k := first; k < chunks; k += step {
-		start, end := chunkBounds(src, find, size, chunk, k)
+		start, end := chunkBounds(src, find, size, chunk, k, false)
 		br.Reset(io.NewSectionReader(src, start, end-start))
 		p := &lineParser{br: br, fileName: fileName, tab: w.tab, keep: true, started: k > 0}
 		if !produceChunk(p, w.full, w.free, done, end < size, &spare) {

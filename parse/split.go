@@ -28,7 +28,9 @@ const boundaryBuf = 4 << 10
 // after from count: the line under from is not seen whole. The answer
 // depends on from and to alone, so that the parsers of two neighbouring
 // chunks agree on where one ends and the next begins.
-func findBoundary(src io.ReaderAt, br *bufio.Reader, from, to, size int64) (int64, bool) {
+// With anyLine, every line start counts (for passes that read lines
+// one by one, as ScanTaskIDs).
+func findBoundary(src io.ReaderAt, br *bufio.Reader, from, to, size int64, anyLine bool) (int64, bool) {
 	br.Reset(io.NewSectionReader(src, from, size-from))
 	pos := from
 	first, prevBlank := true, false
@@ -46,7 +48,7 @@ func findBoundary(src io.ReaderAt, br *bufio.Reader, from, to, size int64) (int6
 			first, prevBlank = false, false
 			continue
 		}
-		if !first && start < to && startsChunk(line, prevBlank) {
+		if !first && start < to && (anyLine || startsChunk(line, prevBlank)) {
 			return start, true
 		}
 		if err != nil {
@@ -94,15 +96,15 @@ func startsChunk(line []byte, prevBlank bool) bool {
 // chunks of about chunk bytes begins and ends: [start, end), empty when
 // no chunk may begin in its stretch (its text then belongs to the chunk
 // before).
-func chunkBounds(src io.ReaderAt, br *bufio.Reader, size, chunk int64, k int) (start, end int64) {
+func chunkBounds(src io.ReaderAt, br *bufio.Reader, size, chunk int64, k int, anyLine bool) (start, end int64) {
 	if k > 0 {
 		var ok bool
-		if start, ok = findBoundary(src, br, int64(k)*chunk, int64(k+1)*chunk, size); !ok {
+		if start, ok = findBoundary(src, br, int64(k)*chunk, int64(k+1)*chunk, size, anyLine); !ok {
 			return 0, 0
 		}
 	}
 	for j := int64(k + 1); j*chunk < size; j++ {
-		if end, ok := findBoundary(src, br, j*chunk, (j+1)*chunk, size); ok {
+		if end, ok := findBoundary(src, br, j*chunk, (j+1)*chunk, size, anyLine); ok {
 			return start, end
 		}
 	}

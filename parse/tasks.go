@@ -27,7 +27,16 @@ type TaskID struct {
 // column: its threads' processes come from FORK records, which precede
 // them, or from nothing).
 func ScanTaskIDs(r io.Reader, fn func(TaskID)) error {
-	br := bufio.NewReaderSize(r, 256<<10)
+	return scanTaskLines(bufio.NewReaderSize(r, 256<<10), fn, needsNoPass)
+}
+
+// needsNoPass reports a first sample that says the trace needs no first
+// pass: its lines name their process, or it is per-task.
+func needsNoPass(h *header) bool { return h.pid >= 0 || h.cpu < 0 }
+
+// scanTaskLines is ScanTaskIDs reading through br, which stops when
+// firstSample says so at the first sample.
+func scanTaskLines(br *bufio.Reader, fn func(TaskID), firstSample func(*header) bool) error {
 	var rec Record
 	sampleSeen := false
 	for {
@@ -46,7 +55,7 @@ func ScanTaskIDs(r io.Reader, fn func(TaskID)) error {
 			} else if !sampleSeen {
 				if h, ok := parseHeader(line); ok && h.sideband == nil {
 					sampleSeen = true
-					if h.pid >= 0 || h.cpu < 0 {
+					if firstSample(&h) {
 						return nil
 					}
 				}

@@ -88,8 +88,11 @@ func (in *Input) Plain() (io.ReaderAt, int64, bool) {
 }
 
 // Tasks reads the file once more for its threads' processes and parents
-// (parse.ScanTaskIDs).
+// (parse.ScanTaskIDs; a plain file in chunks on several CPUs).
 func (in *Input) Tasks(fn func(parse.TaskID)) error {
+	if f, size, ok := in.Plain(); ok {
+		return parse.ScanFileTaskIDs(f, size, fn)
+	}
 	again, err := Open(in.path, nil)
 	if err != nil {
 		return err
