@@ -41,17 +41,6 @@ func (t *tracker) forgetAfter() int64 {
 	return t.cfg.Gap + lookaheadNs
 }
 
-// coldStore holds the forgotten threads' records, packed.
-type coldStore struct {
-	at     TIDTable // tid -> 1 + where its record is: chunk<<coldChunkBits | offset
-	chunks [][]byte
-	live   int // bytes of records in use
-	dead   int // bytes of records brought back since
-	queue  []coldCandidate
-	qhead  int
-	buf    [coldMaxRecord]byte
-}
-
 // coldCandidate is a thread that stopped at at: it is forgotten then
 // plus forgetAfter, unless it ran since (gen).
 type coldCandidate struct {
@@ -59,12 +48,6 @@ type coldCandidate struct {
 	gen uint32
 	at  int64
 }
-
-const (
-	coldChunkBits = 18 // 256 KiB a chunk
-	coldMaxChunks = 1 << (32 - coldChunkBits)
-	coldMaxRecord = 255
-)
 
 // cooling notes that th stopped running now: a candidate to forget.
 func (t *tracker) cooling(th *thread) {
@@ -132,22 +115,9 @@ func (t *tracker) derivedPID(tid int) int {
 // forget moves th to the cold store; it still counts in its group's
 // threads (its group stays, as it would for it).
 func (t *tracker) forget(th *thread) {
-	c := &t.cold
-	rec := t.encodeCold(th, c.buf[:0])
-	if len(rec) > coldMaxRecord-1 {
+	if !t.storeCold(th, t.encodeCold(th, t.cold.buf[:0])) {
 		return
 	}
-	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1])+len(rec)+1 > 1<<coldChunkBits {
-		if len(c.chunks) >= coldMaxChunks {
-			return // 4 GiB of records: kept as they are
-		}
-		c.chunks = append(c.chunks, make([]byte, 0, 1<<coldChunkBits))
-	}
-	last := len(c.chunks) - 1
-	pos := len(c.chunks[last])
-	c.chunks[last] = append(append(c.chunks[last], byte(len(rec))), rec...)
-	c.at.Set(th.tid, uint32(last<<coldChunkBits|pos)+1)
-	c.live += len(rec) + 1
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu) // not running: the same as no thread there
 	}
@@ -164,61 +134,32 @@ func (t *tracker) lookup(tid int) *thread {
 	return t.revive(tid)
 }
 
-// revive brings thread tid back from the cold store (nil: not there).
+// revive brings thread tid back from the cold store (nil: not there; a
+// thread whose record was dropped at the bound is new).
 func (t *tracker) revive(tid int) *thread {
 	c := &t.cold
 	rec := c.record(tid)
 	if rec == nil {
-		return nil
-	}
-	c.at.Set(tid, 0)
-	c.live -= len(rec) + 1
-	c.dead += len(rec) + 1
-	th := t.decodeCold(tid, rec)
-	t.threads[tid] = th
-	if c.at.Len() == 0 {
-		c.chunks, c.live, c.dead = nil, 0, 0
-	} else if c.dead > c.live && c.dead > 1<<coldChunkBits {
-		c.compact()
-	}
-	return th
-}
-
-// record returns tid's record in the cold store (nil: none).
-func (c *coldStore) record(tid int) []byte {
-	v := c.at.Get(tid)
-	if v == 0 {
-		return nil
-	}
-	v--
-	chunk := c.chunks[v>>coldChunkBits]
-	pos := int(v & (1<<coldChunkBits - 1))
-	return chunk[pos+1 : pos+1+int(chunk[pos])]
-}
-
-// compact copies the records in use to new chunks.
-func (c *coldStore) compact() {
-	old := *c
-	c.chunks, c.live, c.dead = nil, 0, 0
-	c.at = TIDTable{}
-	old.at.Each(func(tid int, _ uint32) {
-		rec := old.record(tid)
-		if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1])+len(rec)+1 > 1<<coldChunkBits {
-			c.chunks = append(c.chunks, make([]byte, 0, 1<<coldChunkBits))
+		if v := c.at.Get(tid); v >= coldDroppedUnknown {
+			c.returnedAfterDrop(tid, v)
 		}
-		last := len(c.chunks) - 1
-		pos := len(c.chunks[last])
-		c.chunks[last] = append(append(c.chunks[last], byte(len(rec))), rec...)
-		c.at.Set(tid, uint32(last<<coldChunkBits|pos)+1)
-		c.live += len(rec) + 1
-	})
+		return nil
+	}
+	th := t.decodeCold(tid, rec)
+	c.take(tid, rec)
+	t.threads[tid] = th
+	return th
 }
 
 // coldTIDs returns the forgotten threads' tids, in order (those below
 // 2^22 first).
 func (t *tracker) coldTIDs() []int {
 	tids := make([]int, 0, t.cold.at.Len())
-	t.cold.at.Each(func(tid int, _ uint32) { tids = append(tids, tid) })
+	t.cold.at.Each(func(tid int, v uint32) {
+		if v < coldDroppedUnknown {
+			tids = append(tids, tid)
+		}
+	})
 	return tids
 }
 
@@ -430,8 +371,11 @@ func (t *tracker) reviveAll(mask uint64) {
 // coldUnknownPID counts the forgotten threads that were sampled and
 // whose process is unknown (stats.UnknownPID).
 func (t *tracker) coldUnknownPID() int {
-	n := 0
-	t.cold.at.Each(func(tid int, _ uint32) {
+	n := t.cold.droppedUnknown
+	t.cold.at.Each(func(tid int, v uint32) {
+		if v >= coldDroppedUnknown {
+			return
+		}
 		flags, _ := binary.Uvarint(t.cold.record(tid))
 		if _, ok := t.pidOf.get(tid); !ok && flags&coldSampled != 0 && tid > 0 {
 			n++

@@ -376,15 +376,7 @@ func (t *tracker) reap() {
 		if p, ok := t.pidOf.get(d.tid); ok && p == th.pid {
 			t.pidOf.del(d.tid)
 		}
-		if g := th.g; g != t.one && g != t.outside {
-			g.threads--
-			if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
-				if t.cfg.KeepSplits {
-					t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
-				}
-				delete(t.groups, g.key)
-			}
-		}
+		t.leaveGroup(th)
 	}
 	if cap(t.dead) > 1024 && len(t.dead) < cap(t.dead)/4 {
 		t.dead = append([]deadThread(nil), t.dead...)
@@ -396,6 +388,20 @@ func (t *tracker) reap() {
 		t.threads, t.groups = maps.Clone(t.threads), maps.Clone(t.groups)
 		t.pidOf.odd = maps.Clone(t.pidOf.odd)
 		t.reaped = 0
+	}
+}
+
+// leaveGroup takes a forgotten thread out of its group's count, and the
+// group out of the map when it has no thread and no sample left.
+func (t *tracker) leaveGroup(th *thread) {
+	if g := th.g; g != t.one && g != t.outside {
+		g.threads--
+		if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
+			if t.cfg.KeepSplits {
+				t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
+			}
+			delete(t.groups, g.key)
+		}
 	}
 }
 
