@@ -156,6 +156,7 @@ func (t *tracker) endGaps(stop bool) {
 func (t *tracker) compactOpen(g *group) {
 	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
 		n := copy(g.open, g.open[g.ohead:])
+		clear(g.open[n:]) // its threads, once forgotten, are garbage
 		g.open = g.open[:n]
 		g.ohead = 0
 	}
