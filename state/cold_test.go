@@ -299,7 +299,7 @@ func TestForgottenThreadReturns(t *testing.T) {
 func TestMemoryPerThread(t *testing.T) {
 	threads := 1 << 17
 	if testing.Short() {
-		threads = 1 << 15
+		threads = 1 << 16
 	}
 	for _, switches := range []bool{false, true} {
 		m := NewModel(Options{Scope: Workload})

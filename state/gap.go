@@ -99,6 +99,7 @@ func (t *tracker) advance(now int64) {
 	for t.ehead < len(t.exp) {
 		o := t.exp[t.ehead]
 		if !o.live() {
+			t.exp[t.ehead] = openSeg{} // no pointer to a thread that may be forgotten
 			t.ehead++
 			continue
 		}
@@ -115,6 +116,7 @@ func (t *tracker) advance(now int64) {
 		t.splitSilent(o.th)
 		t.cooling(o.th)
 		t.stats.SilentStops++
+		t.exp[t.ehead] = openSeg{}
 		t.ehead++
 		t.drain(o.th.g)
 	}
@@ -322,6 +324,7 @@ func (t *tracker) drain(g *group) {
 			if o.live() && o.th.g == g {
 				break
 			}
+			g.open[g.ohead] = openSeg{} // no pointer to a thread that may be forgotten
 			g.ohead++
 		}
 		if g.head >= len(g.q) {
