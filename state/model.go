@@ -103,8 +103,10 @@ const lookaheadNs = 100e6
 
 // reapDelay is how long (ns of trace time) an exited thread is kept beyond
 // the silence limit: longer than the look-ahead, so that no event still in
-// the window can name it.
-const reapDelay = 10 * lookaheadNs
+// the window can name it, and than perf's flush order lags (tens of ms).
+// Twice the look-ahead (it was ten times: a fork-heavy trace kept a
+// second's exited threads, 100 000 in scripts/many-threads.sh forkexit).
+const reapDelay = 2 * lookaheadNs
 
 // lookaheadMax bounds the window's memory whatever the trace's rate.
 const lookaheadMax = 1 << 18

@@ -48,7 +48,7 @@ const (
 	// keepAfterExit is how long (trace time) a thread's name outlives its
 	// EXIT: its records after it come within milliseconds; records in
 	// perf's flush order may lag by tens of ms. 1 s, as long as the model
-	// keeps an exited thread (state's reapDelay).
+	// kept an exited thread (state's reapDelay, now 0.2 s).
 	keepAfterExit = 1e9
 	namesMinLimit = 1 << 12
 	maxCPUs       = 1 << 16 // a larger CPU column is no CPU: not followed
