@@ -41,5 +41,6 @@
 // silences with nothing printed from ending threads (stall.go), tells
 // records written out of order (skew.go) and keeps the process tree
 // (tree.go). Threads that went quiet are forgotten, in a few bytes each,
-// and brought back as they were if they come back (cold.go).
+// and brought back as they were if they come back (cold.go), some
+// million of them at most (coldstore.go).
 package state
