@@ -13,8 +13,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -35,6 +38,7 @@ type CLI struct {
 
 func main() {
 	catchSignals = true
+	boundHeadroom()
 	os.Exit(run(os.Args[1:], fileio.StdinPipe(os.Stdin), os.Stdout, os.Stderr))
 }
 
@@ -202,4 +206,39 @@ func tightGC() (restore func()) {
 		return func() {}
 	}
 	return func() { debug.SetGCPercent(old) }
+}
+
+// headroomFloor is the memory limit below which the collector keeps its
+// usual headroom (GOGC's: the heap may double what is live).
+const headroomFloor = 128 << 20
+
+// headroomOn: boundHeadroom's hook runs (tests turn it off).
+var headroomOn atomic.Bool
+
+// boundHeadroom makes the collector keep the heap within half above what
+// is live once that is over 85 MiB, not double it: after each collection
+// the memory limit is set to the live heap and a half, never below the
+// floor. Never below the live heap either, so the collector does not run
+// without pause as a fixed limit under it does (measured: docs/
+// performance.md). Not with GOMEMLIMIT or GOGC set.
+func boundHeadroom() {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		return
+	}
+	headroomOn.Store(true)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	type sentinel struct{ _ [16]byte }
+	var after func(*sentinel)
+	after = func(s *sentinel) {
+		if !headroomOn.Load() {
+			return
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			live := int64(sample[0].Value.Uint64())
+			debug.SetMemoryLimit(max(headroomFloor, live+live/2))
+		}
+		runtime.SetFinalizer(s, after) // again after the next collection
+	}
+	runtime.SetFinalizer(&sentinel{}, after)
 }
