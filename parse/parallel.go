@@ -31,8 +31,11 @@ const workerBatches = 4
 const maxWorkers = 4
 
 // parallelWorkers is how many workers parse a file: one per CPU that Go
-// may use, at most maxWorkers.
-func parallelWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
+// may use but one, which the caller's model needs, at most maxWorkers. So
+// 2 CPUs keep the one-producer reader: on an idle 2-core machine, a 200
+// MB go build trace took 0.30 s with it and 0.41 s with two workers
+// (0.49 s on one CPU), the workers and the model taking turns on both.
+func parallelWorkers() int { return min(runtime.GOMAXPROCS(0)-1, maxWorkers) }
 
 type parWorker struct {
 	full chan *batch

@@ -3,6 +3,7 @@ package parse
 import (
 	"bufio"
 	"io"
+	"runtime"
 )
 
 // ScanFileTaskIDs is ScanTaskIDs on the regular file src of size bytes:
@@ -10,7 +11,8 @@ import (
 // lines one by one) are read by workers (parallel.go's), and fn is
 // called in input order all the same, up to the same first sample.
 func ScanFileTaskIDs(src io.ReaderAt, size int64, fn func(TaskID)) error {
-	return scanFileTaskIDs(src, size, fn, parallelWorkers(), fileChunk)
+	// every CPU: the caller only gathers the facts, it runs no model
+	return scanFileTaskIDs(src, size, fn, min(runtime.GOMAXPROCS(0), maxWorkers), fileChunk)
 }
 
 // taskChunk is what a worker found in a chunk.
