@@ -108,8 +108,11 @@ func isCutStack(frames []parse.Frame) bool {
 		}
 		n++
 		root = i
+		if n > shortStackMaxFrames {
+			return false // a long stack: no need to walk the rest
+		}
 	}
-	return n > 0 && n <= shortStackMaxFrames && !entryPoints[rootName(frames[root].Sym)]
+	return n > 0 && !entryPoints[rootName(frames[root].Sym)]
 }
 
 // note counts a profiled sample of wall time wall at stack ref.
