@@ -102,7 +102,10 @@ func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(w
 		if c := cmp.Compare(a.par, b.par); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.state, b.state)
+		if c := cmp.Compare(a.state, b.state); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.waker, b.waker)
 	})
 	if merged {
 		// Samples that differ only by window are one.
