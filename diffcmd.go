@@ -37,7 +37,7 @@ type DiffCmd struct {
 	focus *regexp.Regexp // --focus compiled
 }
 
-// diffFormat is diff's -f: its own three formats.
+// diffFormat is diff's -f: its own formats (top, folded, pprof, svg).
 type diffFormat string
 
 // Validate names what is wrong before anything is read (kong calls it
