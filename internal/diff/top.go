@@ -68,8 +68,8 @@ func WriteTop(w io.Writer, d *Diff, by By, n int) error {
 	f := newFormat(d.After.TimeBased)
 	t := d.Total
 	fmt.Fprintf(bw, "# %s: %s -> %s (%s), CPU %s -> %s (%s), parallelism %s\n",
-		f.what, f.trim(t.Before.Wall), f.trim(t.After.Wall), f.trimDelta(t.Delta().Wall),
-		f.trim(t.Before.CPU), f.trim(t.After.CPU), f.trimDelta(t.Delta().CPU), parallelism(t))
+		f.what, f.num(t.Before.Wall, false, false), f.num(t.After.Wall, false, false), f.num(t.Delta().Wall, true, false),
+		f.num(t.Before.CPU, false, false), f.num(t.After.CPU, false, false), f.num(t.Delta().CPU, true, false), parallelism(t))
 	if d.Scale != (Weights{1, 1}) {
 		fmt.Fprintf(bw, "# -n: before's wall scaled by %.4f, its CPU by %.4f, to after's totals (parallelism as recorded)\n", d.Scale.Wall, d.Scale.CPU)
 	}
@@ -82,8 +82,8 @@ func WriteTop(w io.Writer, d *Diff, by By, n int) error {
 			break
 		}
 		dl := r.Delta()
-		fmt.Fprintf(bw, "%s %s %s %7s %s %s %s %13s  %s\n", f.val(r.Before.Wall), f.val(r.After.Wall), f.delta(dl.Wall),
-			change(r.Before.Wall, r.After.Wall), f.val(r.Before.CPU), f.val(r.After.CPU), f.delta(dl.CPU), parallelism(r), r.Name)
+		fmt.Fprintf(bw, "%s %s %s %7s %s %s %s %13s  %s\n", f.num(r.Before.Wall, false, true), f.num(r.After.Wall, false, true), f.num(dl.Wall, true, true),
+			change(r.Before.Wall, r.After.Wall), f.num(r.Before.CPU, false, true), f.num(r.After.CPU, false, true), f.num(dl.CPU, true, true), parallelism(r), r.Name)
 	}
 	return bw.Flush()
 }
@@ -109,32 +109,23 @@ func newFormat(timeBased bool) format {
 	return format{timeBased, 13, "wall (count/parallelism)"}
 }
 
-func (f format) val(x float64) string {
-	if f.timeBased {
-		return fmt.Sprintf("%9.3f s", x/1e9)
+// num writes x as seconds or a count; signed puts + on a positive one,
+// padded gives it its column's width.
+func (f format) num(x float64, signed, padded bool) string {
+	verb := "%"
+	if signed {
+		verb += "+"
 	}
-	return fmt.Sprintf("%13.0f", x)
-}
-
-func (f format) delta(x float64) string {
 	if f.timeBased {
-		return fmt.Sprintf("%+9.3f s", x/1e9)
+		if padded {
+			verb += "9"
+		}
+		return fmt.Sprintf(verb+".3f s", x/1e9)
 	}
-	return fmt.Sprintf("%+13.0f", x)
-}
-
-func (f format) trim(x float64) string {
-	if f.timeBased {
-		return fmt.Sprintf("%.3f s", x/1e9)
+	if padded {
+		verb += "13"
 	}
-	return fmt.Sprintf("%.0f", x)
-}
-
-func (f format) trimDelta(x float64) string {
-	if f.timeBased {
-		return fmt.Sprintf("%+.3f s", x/1e9)
-	}
-	return fmt.Sprintf("%+.0f", x)
+	return fmt.Sprintf(verb+".0f", x)
 }
 
 // change is the relative change of a wall time: +12.5%, new, gone.
