@@ -17,11 +17,11 @@ func TestBoundHeadroom(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	t.Setenv("GOGC", "")
 	old := debug.SetMemoryLimit(-1)
+	stop := boundHeadroom()
 	defer func() {
-		headroomOn.Store(false)
+		stop()
 		debug.SetMemoryLimit(old)
 	}()
-	boundHeadroom()
 	live := make([][]byte, 160)
 	for i := range live {
 		live[i] = make([]byte, 1<<20)

@@ -212,25 +212,24 @@ func tightGC() (restore func()) {
 // usual headroom (GOGC's: the heap may double what is live).
 const headroomFloor = 128 << 20
 
-// headroomOn: boundHeadroom's hook runs (tests turn it off).
-var headroomOn atomic.Bool
-
 // boundHeadroom makes the collector keep the heap within half above what
 // is live once that is over 85 MiB, not double it: after each collection
 // the memory limit is set to the live heap and a half, never below the
 // floor. Never below the live heap either, so the collector does not run
 // without pause as a fixed limit under it does (measured: docs/
-// performance.md). Not with GOMEMLIMIT or GOGC set.
-func boundHeadroom() {
+// performance.md). Not with GOMEMLIMIT or GOGC set. stop ends it (the
+// process's life, for main).
+func boundHeadroom() (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
-		return
+		return func() {}
 	}
-	headroomOn.Store(true)
+	var on atomic.Bool
+	on.Store(true)
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	type sentinel struct{ _ [16]byte }
 	var after func(*sentinel)
 	after = func(s *sentinel) {
-		if !headroomOn.Load() {
+		if !on.Load() {
 			return
 		}
 		metrics.Read(sample)
@@ -241,4 +240,5 @@ func boundHeadroom() {
 		runtime.SetFinalizer(s, after) // again after the next collection
 	}
 	runtime.SetFinalizer(&sentinel{}, after)
+	return func() { on.Store(false) }
 }
