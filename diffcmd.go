@@ -117,11 +117,7 @@ func (c *DiffCmd) side(path string, stdin io.Reader, stderr io.Writer) (*diff.Si
 		}
 		return s, nil
 	}
-	input := fold.Input{R: br, Name: in.Name, Stdin: in.Stdin}
-	if in.Regular() {
-		input.Tasks, input.LastTime = in.Tasks, in.LastTime
-	}
-	input.File, input.Size, _ = in.Plain() // read at offsets: br's peek is no matter
+	input := runInput(in, br)
 	cfg := fold.Config{Output: emit.Options{Format: emit.Folded}, Event: c.Event, OffCPU: c.OffCPU,
 		Scope: c.Scope, Quiet: c.Quiet, Stderr: &namedLines{w: stderr, prefix: "wallfold diff: " + in.Name + ": "},
 		Version: version}

@@ -150,12 +150,7 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 		return &fileio.Error{Msg: err.Error()}
 	}
 	defer in.Close()
-	input := fold.Input{R: in.R, Name: in.Name, Stdin: in.Stdin}
-	if in.Regular() {
-		input.Tasks, input.LastTime = in.Tasks, in.LastTime
-	}
-	input.File, input.Size, _ = in.Plain()
-	r, err := fold.New(cfg, input)
+	r, err := fold.New(cfg, runInput(in, in.R))
 	if err != nil {
 		return err
 	}
@@ -174,6 +169,18 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 		})
 	}
 	return fileio.Write(out, stdout, in, r.Write)
+}
+
+// runInput is the run's input from in, its text read through r (in.R, or
+// a reader over it that has peeked): a regular file's second pass for
+// tasks and last time, and a plain file's offsets for parallel parsing.
+func runInput(in *fileio.Input, r io.Reader) fold.Input {
+	input := fold.Input{R: r, Name: in.Name, Stdin: in.Stdin}
+	if in.Regular() {
+		input.Tasks, input.LastTime = in.Tasks, in.LastTime
+	}
+	input.File, input.Size, _ = in.Plain() // read at offsets: a peek is no matter
+	return input
 }
 
 // splitName is the file of --split window win: wall.pb.gz gives
