@@ -20,15 +20,9 @@ import (
 // kept counting it meanwhile, so the group is the same one.
 // TestColdRoundTrip checks that every field is kept or named dead,
 // TestForgetSame that random traces give the same results with threads
-// forgotten at the first moment they may be, and the build flag
-// forgetSoonBuild lets scripts/same-output.sh check the shipped traces.
-
-// forgetSoonBuild, set at build time (-ldflags "-X
-// github.com/wallfold/wallfold/state.forgetSoonBuild=1"), makes every
-// tracker forget quiet threads as soon as they may be: a build for
-// comparing outputs with one that keeps them longer
-// (scripts/same-output.sh), as TestForgetSame does for the model alone.
-var forgetSoonBuild string
+// forgotten at the first moment they may be, and a build with the tag
+// forgetsoon (forgetsoon_on.go) lets scripts/same-output.sh check the
+// shipped traces so.
 
 // forgetAfter is how long (ns of trace time) a thread stays dormant
 // before it is forgotten. What it keeps does not depend on it (times are

@@ -174,7 +174,7 @@ func newTracker(cfg config) *tracker {
 		splitTrack: splitTrack{splitLo: -1 << 62, splitHi: 1 << 62},
 		treeTrack:  treeTrack{treeRoot: -1, parent: make(map[int]int), inTree: make(map[int]bool)},
 	}
-	t.forgetSoon = forgetSoonBuild != ""
+	t.forgetSoon = forgetSoonBuild
 	return t
 }
 
