@@ -3,68 +3,17 @@ package emit
 import (
 	"io"
 	"math/bits"
-	"reflect"
-	"slices"
-	"unsafe"
-
-	"github.com/google/pprof/profile"
 )
 
-// encodeProfile writes pr as protobuf (profile.proto) to w, the bytes
-// that profile's WriteUncompressed writes: the same fields in the same
-// order, strings numbered in the order it meets them, lists of more than
-// two numbers packed. It exists for speed: the library sorts and looks up
-// every sample's labels anew, where our samples share a few label maps,
-// whose encoding encodeProfile keeps; and it writes as it goes (in
-// pbChunk pieces) where the library makes the whole message first. Tests
-// compare the two byte for byte. Its error is w's first.
-func encodeProfile(w io.Writer, pr *profile.Profile) error {
-	e := pbEncoder{strs: map[string]int64{}, labels: map[unsafe.Pointer][]byte{}, w: w}
-	e.str("")
-	b := make([]byte, 0, 2*pbChunk)
-	for _, st := range pr.SampleType {
-		b = e.valueType(b, 1, st)
-	}
-	for _, s := range pr.Sample {
-		b = e.flush(e.sample(b, s))
-	}
-	for _, m := range pr.Mapping {
-		b = e.flush(e.mapping(b, m))
-	}
-	for _, l := range pr.Location {
-		b = e.flush(e.location(b, l))
-	}
-	for _, f := range pr.Function {
-		b = e.flush(e.function(b, f))
-	}
-	drop, keep := e.str(pr.DropFrames), e.str(pr.KeepFrames)
-	var periodType []byte
-	if pt := pr.PeriodType; pt != nil {
-		periodType = e.valueType(nil, 11, pt)
-	}
-	comments := make([]uint64, len(pr.Comments))
-	for i, c := range pr.Comments {
-		comments[i] = uint64(e.str(c))
-	}
-	def, doc := e.str(pr.DefaultSampleType), e.str(pr.DocURL)
-	for _, s := range e.list {
-		b = e.flush(pbBytes(b, 6, s))
-	}
-	b = pbOpt(b, 7, uint64(drop))
-	b = pbOpt(b, 8, uint64(keep))
-	b = pbOpt(b, 9, uint64(pr.TimeNanos))
-	b = pbOpt(b, 10, uint64(pr.DurationNanos))
-	if len(periodType) > 2 { // a type or a unit: more than its tag and length
-		b = append(b, periodType...)
-	}
-	b = pbOpt(b, 12, uint64(pr.Period))
-	b = pbNumbers(b, 13, comments)
-	b = pbVarintField(b, 14, uint64(def))
-	b = pbOpt(b, 15, uint64(doc))
-	if e.err == nil {
-		_, e.err = w.Write(b)
-	}
-	return e.err
+// pbEncoder writes a profile's protobuf (profile.proto) as it is made,
+// in pbChunk pieces, numbering its strings in the order they are met,
+// as the pprof library's encoder does. Its error is w's first.
+type pbEncoder struct {
+	strs map[string]int64
+	list []string
+	w    io.Writer
+	err  error
+	scr  []byte // a message's fields, before its tag and length
 }
 
 // pbChunk is how much encoded profile is kept before it is written (a
@@ -83,18 +32,6 @@ func (e *pbEncoder) flush(b []byte) []byte {
 	return b[:0]
 }
 
-// pbEncoder numbers strings, and keeps each label map's encoding.
-type pbEncoder struct {
-	strs   map[string]int64
-	list   []string
-	labels map[unsafe.Pointer][]byte
-	w      io.Writer
-	err    error
-	scr    []byte   // a message's fields, before its tag and length
-	nums   []uint64 // a packed list's numbers
-	keys   []string
-}
-
 func (e *pbEncoder) str(s string) int64 {
 	if i, ok := e.strs[s]; ok {
 		return i
@@ -105,79 +42,21 @@ func (e *pbEncoder) str(s string) int64 {
 	return i
 }
 
-func (e *pbEncoder) valueType(b []byte, tag int, vt *profile.ValueType) []byte {
-	m := pbOpt(nil, 1, uint64(e.str(vt.Type)))
-	m = pbOpt(m, 2, uint64(e.str(vt.Unit)))
+func (e *pbEncoder) valueType(b []byte, tag int, typ, unit string) []byte {
+	var mb [2 * 11]byte
+	m := pbOpt(mb[:0], 1, uint64(e.str(typ)))
+	m = pbOpt(m, 2, uint64(e.str(unit)))
 	return pbBytes(b, tag, m)
 }
 
-func (e *pbEncoder) sample(b []byte, s *profile.Sample) []byte {
-	nums := e.nums[:0]
-	for _, loc := range s.Location {
-		nums = append(nums, loc.ID)
-	}
-	m := pbNumbers(e.scr[:0], 1, nums)
-	nums = nums[:0]
-	for _, v := range s.Value {
-		nums = append(nums, uint64(v))
-	}
-	m = pbNumbers(m, 2, nums)
-	e.nums = nums
-	m = append(m, e.sampleLabels(s)...)
-	e.scr = m
-	return pbBytes(b, 2, m)
+// label appends a string label (a sample's field 3).
+func (e *pbEncoder) label(b []byte, key, value string) []byte {
+	return pbLabel(b, e.str(key), e.str(value), 0, 0)
 }
 
-// sampleLabels is the encoding of a sample's labels, string ones by key
-// then numeric ones by key; kept per label map when the sample has only
-// string labels.
-func (e *pbEncoder) sampleLabels(s *profile.Sample) []byte {
-	if len(s.NumLabel) > 0 || len(s.NumUnit) > 0 {
-		return e.encodeLabels(nil, s)
-	}
-	if len(s.Label) == 0 {
-		return nil
-	}
-	id := reflect.ValueOf(s.Label).UnsafePointer()
-	enc, ok := e.labels[id]
-	if !ok {
-		enc = e.encodeLabels(nil, s)
-		e.labels[id] = enc
-	}
-	return enc
-}
-
-func (e *pbEncoder) encodeLabels(b []byte, s *profile.Sample) []byte {
-	keys := e.keys[:0]
-	for k := range s.Label {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range s.Label[k] {
-			b = e.label(b, e.str(k), e.str(v), 0, 0)
-		}
-	}
-	keys = keys[:0]
-	for k := range s.NumLabel {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		kx, units := e.str(k), s.NumUnit[k]
-		for i, v := range s.NumLabel[k] {
-			var unit int64
-			if len(units) != 0 {
-				unit = e.str(units[i])
-			}
-			b = e.label(b, kx, 0, v, unit)
-		}
-	}
-	e.keys = keys
-	return b
-}
-
-func (e *pbEncoder) label(b []byte, key, str, num, unit int64) []byte {
+// pbLabel appends a label: a key and a string or a number with a unit
+// (string indices).
+func pbLabel(b []byte, key, str, num, unit int64) []byte {
 	var m [4 * 11]byte
 	l := pbOpt(m[:0], 1, uint64(key))
 	l = pbOpt(l, 2, uint64(str))
@@ -186,51 +65,48 @@ func (e *pbEncoder) label(b []byte, key, str, num, unit int64) []byte {
 	return pbBytes(b, 3, l)
 }
 
-func (e *pbEncoder) mapping(b []byte, mp *profile.Mapping) []byte {
-	m := pbOpt(e.scr[:0], 1, mp.ID)
-	m = pbOpt(m, 2, mp.Start)
-	m = pbOpt(m, 3, mp.Limit)
-	m = pbOpt(m, 4, mp.Offset)
-	m = pbOpt(m, 5, uint64(e.str(mp.File)))
-	m = pbOpt(m, 6, uint64(e.str(mp.BuildID)))
-	m = pbBool(m, 7, mp.HasFunctions)
-	m = pbBool(m, 8, mp.HasFilenames)
-	m = pbBool(m, 9, mp.HasLineNumbers)
-	m = pbBool(m, 10, mp.HasInlineFrames)
-	e.scr = m
-	return pbBytes(b, 3, m)
+// profileTail is what a profile's message ends with, after its
+// functions.
+type profileTail struct {
+	time, duration, period int64
+	periodType             *[2]string // type and unit; nil: none
+	comments               []string
+	defaultType            string
+	drop, keep, doc        string
 }
 
-func (e *pbEncoder) location(b []byte, l *profile.Location) []byte {
-	m := pbOpt(e.scr[:0], 1, l.ID)
-	if l.Mapping != nil {
-		m = pbOpt(m, 2, l.Mapping.ID)
+// finish appends the profile's last fields to b (the string table, the
+// times, period and comments) and writes the rest; its error is the
+// first there was.
+func (e *pbEncoder) finish(b []byte, t profileTail) error {
+	drop, keep := e.str(t.drop), e.str(t.keep)
+	var periodType []byte
+	if pt := t.periodType; pt != nil {
+		periodType = e.valueType(nil, 11, pt[0], pt[1])
 	}
-	m = pbOpt(m, 3, l.Address)
-	for i := range l.Line {
-		ln := &l.Line[i]
-		var lb [3 * 11]byte
-		x := lb[:0]
-		if ln.Function != nil {
-			x = pbOpt(x, 1, ln.Function.ID)
-		}
-		x = pbOpt(x, 2, uint64(ln.Line))
-		x = pbOpt(x, 3, uint64(ln.Column))
-		m = pbBytes(m, 4, x)
+	comments := make([]uint64, len(t.comments))
+	for i, c := range t.comments {
+		comments[i] = uint64(e.str(c))
 	}
-	m = pbBool(m, 5, l.IsFolded)
-	e.scr = m
-	return pbBytes(b, 4, m)
-}
-
-func (e *pbEncoder) function(b []byte, f *profile.Function) []byte {
-	m := pbOpt(e.scr[:0], 1, f.ID)
-	m = pbOpt(m, 2, uint64(e.str(f.Name)))
-	m = pbOpt(m, 3, uint64(e.str(f.SystemName)))
-	m = pbOpt(m, 4, uint64(e.str(f.Filename)))
-	m = pbOpt(m, 5, uint64(f.StartLine))
-	e.scr = m
-	return pbBytes(b, 5, m)
+	def, doc := e.str(t.defaultType), e.str(t.doc)
+	for _, s := range e.list {
+		b = e.flush(pbBytes(b, 6, s))
+	}
+	b = pbOpt(b, 7, uint64(drop))
+	b = pbOpt(b, 8, uint64(keep))
+	b = pbOpt(b, 9, uint64(t.time))
+	b = pbOpt(b, 10, uint64(t.duration))
+	if len(periodType) > 2 { // a type or a unit: more than its tag and length
+		b = append(b, periodType...)
+	}
+	b = pbOpt(b, 12, uint64(t.period))
+	b = pbNumbers(b, 13, comments)
+	b = pbVarintField(b, 14, uint64(def))
+	b = pbOpt(b, 15, uint64(doc))
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+	return e.err
 }
 
 // The protobuf wire format: varints, and length-delimited fields.

@@ -2,6 +2,8 @@ package emit
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -20,13 +22,31 @@ func ourBytes(t testing.TB, pr *profile.Profile) []byte {
 }
 
 // libraryBytes is pr as the pprof library encodes it, uncompressed.
-func libraryBytes(t *testing.T, pr *profile.Profile) []byte {
+func libraryBytes(t testing.TB, pr *profile.Profile) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := pr.WriteUncompressed(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// gunzipped is what enc writes, un-gzipped.
+func gunzipped(t testing.TB, enc func(io.Writer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := enc(&b); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // tracedProfile is a profile of every sample of data with every label,
@@ -51,10 +71,53 @@ func tracedProfile(data []byte, windows int32) *Profile {
 	return p
 }
 
-// TestPprofEncodeAsLibrary: encodeProfile writes byte for byte what the
-// pprof library writes, for the profiles of every shipped trace and
-// corpus file (merged and in windows; written whole and in pieces), and
-// for a profile with every field the library encodes set.
+// TestPprofWriteAsLibrary: WriteEach writes byte for byte what the
+// pprof library writes of the profiles the reference builder makes with
+// its types, for the profiles of every shipped trace and corpus file
+// (merged and in windows; written whole and in pieces), and for no
+// sample at all.
+func TestPprofWriteAsLibrary(t *testing.T) {
+	meta := func(int32) Meta {
+		return Meta{Event: "cpu-clock", TimeBased: true, Period: 1001, TimeNanos: 17e17, DurationNanos: 5e9,
+			Comments: []string{"a", "b", "a"}}
+	}
+	defer func(chunk int) { pbChunk = chunk }(pbChunk)
+	compare := func(name string, fill func() *Profile, merged bool) {
+		var want [][]byte
+		err := fill().refBuildEach(meta, merged, func(_ int32, pr *profile.Profile) error {
+			want = append(want, libraryBytes(t, pr))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = fill().WriteEach(meta, merged, func(win int32, enc func(io.Writer) error) error {
+			if got := gunzipped(t, enc); n >= len(want) || !bytes.Equal(got, want[n]) {
+				t.Errorf("%s (merged %v, window %d, profile %d of %d): %d bytes differ from the library's", name, merged, win, n, len(want), len(got))
+			}
+			n++
+			return nil
+		})
+		if err != nil || n != len(want) {
+			t.Errorf("%s (merged %v): %d profiles, the reference's %d; error %v", name, merged, n, len(want), err)
+		}
+	}
+	for i, path := range testtrace.Shipped(t, "../testdata") {
+		data := testtrace.Read(t, path)
+		pbChunk = []int{256 << 10, 100, 1}[i%3] // written whole, and in pieces
+		for _, merged := range []bool{true, false} {
+			compare(path, func() *Profile { return tracedProfile(data, 3) }, merged)
+		}
+	}
+	compare("no sample", func() *Profile { return NewProfile(NameOptions{}, DefaultLabels) }, true)
+}
+
+// TestPprofEncodeAsLibrary: encodeProfile (wallfold diff's profiles)
+// writes byte for byte what the pprof library writes, for the profiles
+// of every shipped trace and corpus file (merged and in windows; written
+// whole and in pieces), and for a profile with every field the library
+// encodes set.
 func TestPprofEncodeAsLibrary(t *testing.T) {
 	meta := func(int32) Meta {
 		return Meta{Event: "cpu-clock", TimeBased: true, Period: 1001, TimeNanos: 17e17, DurationNanos: 5e9,
@@ -66,7 +129,7 @@ func TestPprofEncodeAsLibrary(t *testing.T) {
 		pbChunk = []int{256 << 10, 100, 1}[i%3] // written whole, and in pieces
 		for _, merged := range []bool{true, false} {
 			p := tracedProfile(data, 3)
-			err := p.BuildEach(meta, merged, func(win int32, pr *profile.Profile) error {
+			err := p.refBuildEach(meta, merged, func(win int32, pr *profile.Profile) error {
 				if got, want := ourBytes(t, pr), libraryBytes(t, pr); !bytes.Equal(got, want) {
 					t.Errorf("%s (merged %v, window %d): %d bytes, the library's %d", path, merged, win, len(got), len(want))
 				}
@@ -123,24 +186,44 @@ func everyField() *profile.Profile {
 	}
 }
 
-// BenchmarkPprofEncode: encoding the profile of the shipped build trace,
-// encodeProfile against the library; MB/s of protobuf.
-func BenchmarkPprofEncode(b *testing.B) {
-	p := tracedProfile(testtrace.Read(b, "../testdata/traces/build.txt.gz"), 1)
-	pr := p.Build(Meta{Event: "cpu-clock", TimeBased: true, Period: 1})
-	var lib bytes.Buffer
+// BenchmarkPprofWrite: writing the profile of the shipped build trace
+// (sorting, encoding, gzip), WriteEach against the reference builder and
+// the library's encoder; MB/s of protobuf.
+func BenchmarkPprofWrite(b *testing.B) {
+	data := testtrace.Read(b, "../testdata/traces/build.txt.gz")
+	meta := func(int32) Meta { return Meta{Event: "cpu-clock", TimeBased: true, Period: 1} }
 	b.Run("wallfold", func(b *testing.B) {
 		for b.Loop() {
-			b.SetBytes(int64(len(ourBytes(b, pr))))
+			b.StopTimer()
+			p := tracedProfile(data, 1)
+			b.StartTimer()
+			p.WriteEach(meta, true, func(_ int32, enc func(io.Writer) error) error {
+				var n countWriter
+				err := enc(&n)
+				b.SetBytes(int64(n))
+				return err
+			})
 		}
 	})
 	b.Run("library", func(b *testing.B) {
 		for b.Loop() {
-			lib.Reset()
-			if err := pr.WriteUncompressed(&lib); err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(lib.Len()))
+			b.StopTimer()
+			p := tracedProfile(data, 1)
+			b.StartTimer()
+			p.refBuildEach(meta, true, func(_ int32, pr *profile.Profile) error {
+				var n countWriter
+				err := WritePprof(&n, pr)
+				b.SetBytes(int64(n))
+				return err
+			})
 		}
 	})
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

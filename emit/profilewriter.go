@@ -3,7 +3,6 @@ package emit
 import (
 	"io"
 
-	"github.com/google/pprof/profile"
 	"github.com/wallfold/wallfold/parse"
 	"github.com/wallfold/wallfold/state"
 )
@@ -56,15 +55,18 @@ func (w *profileWriter) Frames(ref uint32) []string { return w.prof.StackNames(w
 
 // WriteTo writes one profile of all the samples (whatever --split).
 func (w *profileWriter) WriteTo(out io.Writer, end *End) error {
-	return WritePprof(out, w.prof.Build(end.Meta(-1)))
+	meta := end.Meta(-1)
+	return w.prof.WriteEach(func(int32) Meta { return meta }, true, func(_ int32, enc func(io.Writer) error) error {
+		return enc(out)
+	})
 }
 
 // WriteEach writes one profile per --split window that has samples, in
 // order: open is called with the window's number (from 0 at the trace's
 // first record) and a function that writes its profile.
 func (w *profileWriter) WriteEach(end *End, open func(win int, write func(io.Writer) error) error) error {
-	return w.prof.BuildEach(end.Meta, false, func(win int32, pr *profile.Profile) error {
-		return open(int(win), func(out io.Writer) error { return WritePprof(out, pr) })
+	return w.prof.WriteEach(end.Meta, false, func(win int32, enc func(io.Writer) error) error {
+		return open(int(win), enc)
 	})
 }
 

@@ -2,8 +2,6 @@ package emit
 
 import (
 	"cmp"
-	"compress/gzip"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -12,58 +10,17 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Making pprof profiles of a Profile's samples, and writing them.
+// The reference for the pprof writer: the profile.Profile its bytes
+// encode, built with the library's types (as wallfold's pprof output was
+// made before it was encoded straight from the tables), for the library
+// to encode.
 
-// Meta is what a profile says about its trace.
-type Meta struct {
-	Event     string // the event sampled
-	TimeBased bool   // period in nanoseconds (cpu-clock, task-clock)
-	Period    int64  // typical sampling period
-	// TimeNanos and DurationNanos: the profile's window in Unix time.
-	TimeNanos, DurationNanos int64
-	Comments                 []string
-}
-
-// SampleTypes returns the sample types a profile of event has: count,
-// then cpu and wall (time events), or the event count and the event
-// count divided by parallelism (other events), named in SafeName's
-// alphabet.
-func SampleTypes(event string, timeBased bool) []*profile.ValueType {
-	if timeBased {
-		return []*profile.ValueType{
-			{Type: "samples", Unit: "count"},
-			{Type: "cpu", Unit: "nanoseconds"},
-			{Type: "wall", Unit: "nanoseconds"},
-		}
-	}
-	name := SafeName(event)
-	return []*profile.ValueType{
-		{Type: "samples", Unit: "count"},
-		{Type: name, Unit: "count"},
-		{Type: name + "_wall", Unit: "count"},
-	}
-}
-
-// Build returns the profile of every sample (all windows in one).
-func (p *Profile) Build(meta Meta) *profile.Profile {
-	var pr *profile.Profile
-	p.BuildEach(func(int32) Meta { return meta }, true, func(_ int32, x *profile.Profile) error {
-		pr = x
-		return nil
-	})
-	return pr
-}
-
-// BuildEach builds the profile of each window (merged: one profile of all)
-// in order and hands it to write; it stops at write's first error. Each
-// profile has only the mappings, locations and functions its samples use,
-// numbered from 1 in order (Parca checks that ids are positions + 1); the
-// first mapping is a program's when there is one (pprof takes it for the
-// main binary). A sample without a stack gets one frame, "[no stack]".
-// The profiles share their label maps and location lists: they are for
-// writing, not for changing. BuildEach is the last call: it releases the
-// tables that Stack, Comm and Add use (CommName and StackNames still work).
-func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(win int32, pr *profile.Profile) error) error {
+// refBuildEach builds the profile of each window (merged: one profile of
+// all) in order and hands it to write, as WriteEach writes them; it stops
+// at write's first error. The profiles share their label maps and
+// location lists: they are for writing, not for changing. It is the last
+// call, as WriteEach is.
+func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write func(win int32, pr *profile.Profile) error) error {
 	type entry struct {
 		k sampleKey
 		v sampleVal
@@ -120,7 +77,7 @@ func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(w
 		}
 		es = out
 	}
-	b := newBuilder(p)
+	b := newRefBuilder(p)
 	for start := 0; start < len(es); {
 		win := es[start].k.win
 		end := start
@@ -144,9 +101,9 @@ func (p *Profile) BuildEach(meta func(win int32) Meta, merged bool, write func(w
 	return nil
 }
 
-// builder makes profiles out of a Profile's tables, each with its own
+// refBuilder makes profiles out of a Profile's tables, each with its own
 // copies of the mappings, locations and functions it uses.
-type builder struct {
+type refBuilder struct {
 	p *Profile
 	// by the Profile's index: the current profile's copy, and the build
 	// (generation) it belongs to
@@ -157,12 +114,12 @@ type builder struct {
 	gen   int
 }
 
-func newBuilder(p *Profile) *builder {
-	return &builder{p: p, locs: make([]*profile.Location, len(p.locList)), locAt: make([]int, len(p.locList))}
+func newRefBuilder(p *Profile) *refBuilder {
+	return &refBuilder{p: p, locs: make([]*profile.Location, len(p.locList)), locAt: make([]int, len(p.locList))}
 }
 
 // location returns the current profile's copy of location index id.
-func (b *builder) location(pr *profile.Profile, id uint32) *profile.Location {
+func (b *refBuilder) location(pr *profile.Profile, id uint32) *profile.Location {
 	if b.locAt[id] == b.gen {
 		return b.locs[id]
 	}
@@ -196,7 +153,7 @@ func (b *builder) location(pr *profile.Profile, id uint32) *profile.Location {
 }
 
 // build makes one profile of the samples keys, vals (sorted).
-func (b *builder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.Profile {
+func (b *refBuilder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.Profile {
 	p := b.p
 	b.gen++
 	b.fns = make(map[*profile.Function]*profile.Function)
@@ -276,7 +233,7 @@ func (b *builder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.
 }
 
 // labels returns the string labels of a sample key.
-func (b *builder) labels(k sampleKey) map[string][]string {
+func (b *refBuilder) labels(k sampleKey) map[string][]string {
 	p := b.p
 	l := make(map[string][]string, 3)
 	if p.labels.Comm {
@@ -298,26 +255,4 @@ func (b *builder) labels(k sampleKey) map[string][]string {
 		l["waker"] = []string{p.wakers[k.waker]}
 	}
 	return l
-}
-
-// WritePprof writes pr gzipped, as profile.Write does, but at
-// gzip.BestSpeed where profile.Write takes the default level, and
-// encoded by encodeProfile (the same bytes, in less time and memory). Its error
-// is the first there is: writing the encoded profile (compressed blocks
-// go on to w as they fill), else the gzip writer's Close (which writes
-// the rest and the gzip trailer to w).
-//
-// gzip.BestSpeed: on the 120 MB go build trace it compresses the 5.6 MB
-// protobuf in a third of the default level's time (34 ms instead of
-// 103 ms) to 1.41 MB instead of 1.21 MB.
-func WritePprof(w io.Writer, pr *profile.Profile) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	if err := encodeProfile(zw, pr); err != nil {
-		zw.Close()
-		return err
-	}
-	return zw.Close()
 }
