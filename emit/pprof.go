@@ -29,7 +29,7 @@ type Profile struct {
 	stacks   seqSet                       // location indices, outermost first
 	comms    []string
 	commID   map[string]uint32
-	samples  map[sampleKey]sampleVal
+	samples  sampleTable
 	idsBuf   []uint32
 	keyBuf   []byte
 	runBuf   runScratch
@@ -96,7 +96,6 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		frameLoc: make(map[string]*profile.Location),
 		stacks:   newSeqSet(),
 		commID:   make(map[string]uint32),
-		samples:  make(map[sampleKey]sampleVal),
 	}
 }
 
@@ -135,12 +134,10 @@ func (p *Profile) key(win int32, stack, comm uint32, pid, tid, parallelism int, 
 
 // Add adds one sample to window win. pid < 0 leaves the pid label out.
 func (p *Profile) Add(win int32, stack, comm uint32, pid, tid, parallelism int, period uint64, wall float64) {
-	k := p.key(win, stack, comm, pid, tid, parallelism, 0)
-	v := p.samples[k]
+	v := p.samples.at(p.key(win, stack, comm, pid, tid, parallelism, 0))
 	v.n++
 	v.cpu += period
 	v.wall += wall
-	p.samples[k] = v
 }
 
 // AddOff adds off-CPU time (wall ns, no CPU, no sample) of a thread in
@@ -157,9 +154,7 @@ func (p *Profile) AddOffWoken(win int32, stack, comm uint32, pid, tid int, state
 	if waker != "" && p.labels.Waker {
 		k.waker = uint32(labelIndex(&p.wakers, waker))
 	}
-	v := p.samples[k]
-	v.wall += wall
-	p.samples[k] = v
+	p.samples.at(k).wall += wall
 }
 
 // WithLeaf returns stack with a frame named leaf (no code: no mapping, no

@@ -25,8 +25,9 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 		k sampleKey
 		v sampleVal
 	}
-	es := make([]entry, 0, len(p.samples))
-	for k, v := range p.samples {
+	es := make([]entry, 0, len(p.samples.es))
+	for _, e := range p.samples.es {
+		k, v := e.k, e.v
 		if merged {
 			k.win = 0
 		}
@@ -35,7 +36,7 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 	// The lookup tables are done with: let the collector have them while
 	// the profile is built and encoded (the encoder's copies of the
 	// samples are the peak of a pprof run's memory).
-	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
+	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = sampleTable{}, nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
 	p.keyBuf, p.idsBuf, p.runBuf, p.sameAddr = nil, nil, runScratch{}, nil
 	// A stable order makes the output reproducible.

@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"cmp"
 	"compress/gzip"
 	"io"
 	"math"
@@ -16,14 +15,6 @@ import (
 // profile.Profile, Sample or Location objects in between) and gzipped.
 // Tests build that profile with the library and compare the bytes.
 
-// sampleEntry is a sample key and its values, with the key's first two
-// fields (window, stack) packed for sorting.
-type sampleEntry struct {
-	pri uint64
-	k   sampleKey
-	v   sampleVal
-}
-
 // WriteEach writes the profile of each window (merged: one profile of
 // all) in order: write is called with the window and a function that
 // writes the window's profile, gzipped, to an io.Writer; WriteEach stops
@@ -36,10 +27,10 @@ type sampleEntry struct {
 // call: it releases the tables that Stack, Comm and Add use (CommName
 // and StackNames still work).
 func (p *Profile) WriteEach(meta func(win int32) Meta, merged bool, write func(win int32, enc func(io.Writer) error) error) error {
-	es := p.sortedSamples(merged)
+	es := p.samples.sorted(merged, len(p.stacks.seqs))
 	// The lookup tables are done with: let the collector have them while
 	// the profiles are written.
-	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil, nil
+	p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
 	p.keyBuf, p.idsBuf, p.runBuf, p.sameAddr = nil, nil, runScratch{}, nil
 	pw := newPbWriter(p)
@@ -59,61 +50,6 @@ func (p *Profile) WriteEach(meta func(win int32) Meta, merged bool, write func(w
 		start = end
 	}
 	return nil
-}
-
-// sortedSamples returns the samples sorted by key (a stable order makes
-// the output reproducible), merged: with samples that differ only by
-// window made one.
-func (p *Profile) sortedSamples(merged bool) []sampleEntry {
-	es := make([]sampleEntry, 0, len(p.samples))
-	for k, v := range p.samples {
-		if merged {
-			k.win = 0
-		}
-		es = append(es, sampleEntry{uint64(uint32(k.win)^1<<31)<<32 | uint64(k.stack), k, v})
-	}
-	slices.SortFunc(es, func(x, y sampleEntry) int {
-		if x.pri != y.pri {
-			if x.pri < y.pri {
-				return -1
-			}
-			return 1
-		}
-		return cmpLabels(x.k, y.k)
-	})
-	if !merged {
-		return es
-	}
-	out := es[:0]
-	for _, e := range es {
-		if n := len(out); n > 0 && out[n-1].k == e.k {
-			v := &out[n-1].v
-			v.n, v.cpu, v.wall = v.n+e.v.n, v.cpu+e.v.cpu, v.wall+e.v.wall
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// cmpLabels orders sample keys of one window and stack by their labels.
-func cmpLabels(a, b sampleKey) int {
-	if c := cmp.Compare(a.comm, b.comm); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.pid, b.pid); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.tid, b.tid); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.par, b.par); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.state, b.state); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.waker, b.waker)
 }
 
 // pbWriter encodes profiles of a Profile's tables. Each profile numbers
