@@ -18,25 +18,26 @@ type Profile struct {
 	mapList  []*profile.Mapping
 	funcs    map[string]*profile.Function
 	funcList []*profile.Function
-	locs     map[locKey]*profile.Location // the last made at each (mapping, address)
-	locList  []*profile.Location
-	// sameAddr links the Locations of one (mapping, address) that differ
-	// in their functions, by index in locList: the one made before,
-	// index + 1; 0 if none.
+	locs     map[uint64]uint32 // address -> the index + 1 of the last Location made there
+	locList  []location
+	locFns   []uint32 // the Locations' functions, by index in funcList
+	// sameAddr links the Locations of one address (in any mapping), by
+	// index in locList: the one made before, index + 1; 0 if none.
 	sameAddr []uint32
 
-	frameLoc map[string]*profile.Location // raw frame run -> location
-	stacks   seqSet                       // location indices, outermost first
+	frameLoc map[string]uint32 // raw frame run -> location index, noLocation: none
+	stacks   seqSet            // location indices, outermost first
 	comms    []string
 	commID   map[string]uint32
 	samples  sampleTable
-	idsBuf   []uint32
-	keyBuf   []byte
 	runBuf   runScratch
+	frameFns frameFuncs
 
 	// locByID caches location's answer for a run of one frame by
-	// parse.Frame.ID (Java tidying aside): most runs are one frame.
-	locByID []locCache
+	// parse.Frame.ID (Java tidying aside): most runs are one frame. 0:
+	// not cached, 1: no Location (the frame names nothing), else the
+	// Location's index + 2.
+	locByID []uint32
 
 	// pseudo are the Locations of leaf frames that are no code
 	// ([blocked], [runnable]), by name.
@@ -44,28 +45,46 @@ type Profile struct {
 	offLabels
 }
 
+// location is a Location: a mapping (index in mapList + 1, 0: none),
+// an address, and functions, leaf first (the last is the one the others
+// were inlined into): locFns[fns : fns+nFns]. Plain values, not
+// profile.Location objects: 24 bytes each, nothing for the collector to
+// follow.
+type location struct {
+	addr      uint64
+	mapping   uint32
+	fns, nFns uint32
+}
+
+// noLocation is the location index of a run of frames that names
+// nothing.
+const noLocation = ^uint32(0)
+
+// functions returns the function indices of loc, leaf first.
+func (p *Profile) functions(loc *location) []uint32 { return p.locFns[loc.fns : loc.fns+loc.nFns] }
+
 // offLabels are the label values of off-CPU samples, few: lists.
 type offLabels struct {
 	states []string // state label values by sampleKey.state (0: none)
 	wakers []string // waker label values by sampleKey.waker (0: none)
 }
 
-// runScratch is newLocation's reused memory: a run's names, where each
-// frame's names end, and their functions (leaf first).
+// runScratch is Stack's reused memory: a stack's location indices, a
+// run's key, names and functions (leaf first).
 type runScratch struct {
+	ids   []uint32
+	key   []byte
 	names []string
-	ends  []int
-	fns   []*profile.Function
+	fns   []uint32
 }
 
-type locCache struct {
-	loc *profile.Location
-	set bool
-}
-
-type locKey struct {
-	m    *profile.Mapping
-	addr uint64
+// frameFuncs are the functions a frame's names make (leaf first), by
+// what the names depend on (frameNameKey): one naming per symbol, where
+// a Location is made per address.
+type frameFuncs struct {
+	byKey map[string][2]uint32 // key -> (start, count) in flat
+	flat  []uint32             // function indices
+	key   []byte
 }
 
 type sampleKey struct {
@@ -92,9 +111,10 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		labels:   labels,
 		mappings: make(map[string]*profile.Mapping),
 		funcs:    make(map[string]*profile.Function),
-		locs:     make(map[locKey]*profile.Location),
-		frameLoc: make(map[string]*profile.Location),
+		locs:     make(map[uint64]uint32),
+		frameLoc: make(map[string]uint32),
 		stacks:   newSeqSet(),
+		frameFns: frameFuncs{byKey: make(map[string][2]uint32)},
 		commID:   make(map[string]uint32),
 	}
 }
@@ -165,14 +185,11 @@ func (p *Profile) WithLeaf(stack uint32, leaf string) uint32 {
 		if p.pseudo == nil {
 			p.pseudo = make(map[string]uint32)
 		}
-		fn := p.function(leaf, nil)
-		loc := &profile.Location{ID: uint64(len(p.locList) + 1), Line: []profile.Line{{Function: fn}}}
-		p.locList = append(p.locList, loc)
-		id = uint32(len(p.locList) - 1)
+		id = p.addLocation(location{}, []uint32{p.function(leaf, nil)})
 		p.pseudo[leaf] = id
 	}
-	ids := append(append(p.idsBuf[:0], p.stacks.seq(stack)...), id)
-	p.idsBuf = ids
+	ids := append(append(p.runBuf.ids[:0], p.stacks.seq(stack)...), id)
+	p.runBuf.ids = ids
 	return p.stackOf(ids)
 }
 
@@ -183,9 +200,9 @@ func (p *Profile) CommName(id uint32) string { return p.comms[id] }
 func (p *Profile) StackNames(id uint32) []string {
 	var names []string
 	for _, lid := range p.stacks.seq(id) {
-		ls := p.locList[lid].Line
-		for j := len(ls) - 1; j >= 0; j-- {
-			names = append(names, ls[j].Function.Name)
+		fns := p.functions(&p.locList[lid])
+		for j := len(fns) - 1; j >= 0; j-- {
+			names = append(names, p.funcList[fns[j]].Name)
 		}
 	}
 	return names

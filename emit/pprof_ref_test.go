@@ -38,7 +38,7 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 	// samples are the peak of a pprof run's memory).
 	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = sampleTable{}, nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
-	p.keyBuf, p.idsBuf, p.runBuf, p.sameAddr = nil, nil, runScratch{}, nil
+	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {
 		a, b := x.k, y.k
@@ -124,29 +124,32 @@ func (b *refBuilder) location(pr *profile.Profile, id uint32) *profile.Location 
 	if b.locAt[id] == b.gen {
 		return b.locs[id]
 	}
-	src := b.p.locList[id]
-	loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Address: src.Address}
-	if src.Mapping != nil {
-		m := b.maps[src.Mapping]
+	src := &b.p.locList[id]
+	loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Address: src.addr}
+	if src.mapping != 0 {
+		srcMap := b.p.mapList[src.mapping-1]
+		m := b.maps[srcMap]
 		if m == nil {
-			c := *src.Mapping
+			c := *srcMap
 			m = &c
-			b.maps[src.Mapping] = m
+			b.maps[srcMap] = m
 			pr.Mapping = append(pr.Mapping, m)
 		}
 		loc.Mapping = m
 	}
-	loc.Line = make([]profile.Line, len(src.Line))
-	for i, ln := range src.Line {
-		f := b.fns[ln.Function]
+	fns := b.p.functions(src)
+	loc.Line = make([]profile.Line, len(fns))
+	for i, fi := range fns {
+		srcFn := b.p.funcList[fi]
+		f := b.fns[srcFn]
 		if f == nil {
-			c := *ln.Function
+			c := *srcFn
 			c.ID = uint64(len(pr.Function) + 1)
 			f = &c
-			b.fns[ln.Function] = f
+			b.fns[srcFn] = f
 			pr.Function = append(pr.Function, f)
 		}
-		loc.Line[i] = profile.Line{Function: f, Line: ln.Line}
+		loc.Line[i] = profile.Line{Function: f}
 	}
 	pr.Location = append(pr.Location, loc)
 	b.locs[id], b.locAt[id] = loc, b.gen

@@ -16,7 +16,7 @@ import (
 // into: together they are one Location. A run of one frame with an ID
 // takes its Location from locByID.
 func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
-	ids := p.idsBuf[:0]
+	ids := p.runBuf.ids[:0]
 	byID := !java
 	start := 0
 	for i := range frames {
@@ -24,34 +24,40 @@ func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
 		if f.Inlined && i+1 < len(frames) {
 			continue
 		}
-		run := frames[start : i+1]
-		start = i + 1
-		var loc *profile.Location
-		if cached := byID && len(run) == 1 && f.ID != 0; cached && int(f.ID) < len(p.locByID) && p.locByID[f.ID].set {
-			loc = p.locByID[f.ID].loc
-		} else {
-			ok := false
-			if cached {
-				loc, ok = p.locationByAddr(run, java)
-			}
-			if !ok {
-				p.keyBuf = appendRunKey(p.keyBuf[:0], run, java)
-				loc = p.location(run, p.keyBuf, java)
-			}
-			if cached {
-				for int(f.ID) >= len(p.locByID) {
-					p.locByID = append(p.locByID, locCache{})
+		if byID && start == i && f.ID != 0 && int(f.ID) < len(p.locByID) {
+			if c := p.locByID[f.ID]; c != 0 { // most frames
+				if c > 1 {
+					ids = append(ids, c-2)
 				}
-				p.locByID[f.ID] = locCache{loc, true}
+				start = i + 1
+				continue
 			}
 		}
-		if loc != nil {
-			ids = append(ids, uint32(loc.ID-1))
+		run := frames[start : i+1]
+		start = i + 1
+		cached := byID && len(run) == 1 && f.ID != 0
+		loc := noLocation
+		ok := false
+		if cached {
+			loc, ok = p.locationByAddr(run, java)
+		}
+		if !ok {
+			p.runBuf.key = appendRunKey(p.runBuf.key[:0], run, java)
+			loc = p.location(run, p.runBuf.key, java)
+		}
+		if cached {
+			if n := int(f.ID) + 1; n > len(p.locByID) {
+				p.locByID = append(p.locByID, make([]uint32, max(n, 2*len(p.locByID))-len(p.locByID))...)
+			}
+			p.locByID[f.ID] = loc + 2 // noLocation: 1
+		}
+		if loc != noLocation {
+			ids = append(ids, loc)
 		}
 	}
 	// Outermost first.
 	slices.Reverse(ids)
-	p.idsBuf = ids
+	p.runBuf.ids = ids
 	return p.stackOf(ids)
 }
 
@@ -76,9 +82,9 @@ func appendRunKey(k []byte, run []parse.Frame, java bool) []byte {
 }
 
 // location returns the Location for a run of frames (k: its key): inlined
-// ones (leaf first) and the real frame last. It is nil when the run names
-// nothing.
-func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Location {
+// ones (leaf first) and the real frame last. It is noLocation when the
+// run names nothing.
+func (p *Profile) location(run []parse.Frame, k []byte, java bool) uint32 {
 	if loc, ok := p.frameLoc[string(k)]; ok {
 		return loc
 	}
@@ -92,114 +98,128 @@ func (p *Profile) location(run []parse.Frame, k []byte, java bool) *profile.Loca
 // (whose keys cost memory and time, and which locByID stands in for). ok
 // is false when location itself must answer: address 0 (each key its own
 // Location) or an inlined frame.
-func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc *profile.Location, ok bool) {
+func (p *Profile) locationByAddr(run []parse.Frame, java bool) (loc uint32, ok bool) {
 	if f := &run[0]; f.Inlined || parseHex(f.Addr) == 0 {
-		return nil, false
+		return noLocation, false
 	}
 	return p.newLocation(run, java), true
 }
 
 // newLocation returns the Location of (mapping, address, functions) of a
 // run of frames, made from the run if there is none (or the address is
-// 0); nil if the run names nothing (as the folded output drops such
+// 0); noLocation if the run names nothing (as the folded output drops such
 // frames, whatever else shares their address). The functions count
 // because one address can hold two symbols (JIT code in a perf-PID.map
 // reusing addresses, a rebuilt binary): found by address alone, every
 // sample there went to the name seen first.
-func (p *Profile) newLocation(run []parse.Frame, java bool) *profile.Location {
-	// The names first: a run that names nothing has no Location.
-	names, ends := p.runBuf.names[:0], p.runBuf.ends[:0]
-	for i := range run {
-		names = FrameNames(names, &run[i], java, p.names)
-		ends = append(ends, len(names))
-	}
-	p.runBuf.names, p.runBuf.ends = names, ends
-	if len(names) == 0 {
-		return nil
-	}
+func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 	// Lines are leaf first; the last is the function the others were
-	// inlined into.
+	// inlined into. A run that names nothing has no Location.
 	fns := p.runBuf.fns[:0]
-	start := 0
-	for i, end := range ends {
-		// "A->B->C" chains are root first: B and C are inlined into A.
-		for j := end - 1; j >= start; j-- {
-			fns = append(fns, p.function(names[j], run[i].Sym))
-		}
-		start = end
+	for i := range run {
+		fns = p.frameFunctions(fns, &run[i], java)
 	}
 	p.runBuf.fns = fns
+	if len(fns) == 0 {
+		return noLocation
+	}
 	real := &run[len(run)-1]
-	dso := string(real.DSO)
+	dso := real.DSO
 	if real.Inlined {
-		dso = ""
+		dso = nil
 	}
 	m := p.mapping(dso)
 	addr := parseHex(real.Addr)
-	lk := locKey{m, addr}
-	last := p.locs[lk]
+	last := uint32(0) // index + 1
 	if addr != 0 {
-		for loc := last; loc != nil; loc = p.madeBefore(loc) {
-			if sameFunctions(loc.Line, fns) {
-				return loc
+		last = p.locs[addr]
+		for i := last; i != 0; i = p.madeBefore(i - 1) {
+			if loc := &p.locList[i-1]; loc.mapping == m && slices.Equal(p.functions(loc), fns) {
+				return i - 1
 			}
 		}
 	}
-	loc := &profile.Location{ID: uint64(len(p.locList) + 1), Mapping: m, Address: addr,
-		Line: make([]profile.Line, len(fns))}
-	for i, f := range fns {
-		loc.Line[i] = profile.Line{Function: f}
-	}
-	p.locList = append(p.locList, loc)
+	id := p.addLocation(location{addr: addr, mapping: m}, fns)
 	if addr != 0 {
-		p.locs[lk] = loc
-		if last != nil {
+		p.locs[addr] = id + 1
+		if last != 0 {
 			p.sameAddr = append(p.sameAddr, make([]uint32, len(p.locList)-len(p.sameAddr))...)
-			p.sameAddr[loc.ID-1] = uint32(last.ID)
+			p.sameAddr[id] = last
 		}
 	}
-	return loc
+	return id
 }
 
-// madeBefore is the Location made before loc at its (mapping, address),
-// nil if none.
-func (p *Profile) madeBefore(loc *profile.Location) *profile.Location {
-	if i := loc.ID - 1; i < uint64(len(p.sameAddr)) && p.sameAddr[i] != 0 {
-		return p.locList[p.sameAddr[i]-1]
-	}
-	return nil
+// addLocation adds loc with functions fns and returns its index.
+func (p *Profile) addLocation(loc location, fns []uint32) uint32 {
+	loc.fns, loc.nFns = uint32(len(p.locFns)), uint32(len(fns))
+	p.locFns = append(p.locFns, fns...)
+	p.locList = append(p.locList, loc)
+	return uint32(len(p.locList) - 1)
 }
 
-// sameFunctions tells whether lines are the functions fns, in order.
-func sameFunctions(lines []profile.Line, fns []*profile.Function) bool {
-	if len(lines) != len(fns) {
-		return false
+// frameFunctions appends the functions of f's names to fns, leaf first
+// ("A->B->C" chains are root first: B and C are inlined into A).
+func (p *Profile) frameFunctions(fns []uint32, f *parse.Frame, java bool) []uint32 {
+	c := &p.frameFns
+	c.key = frameNameKey(c.key[:0], f, java, p.names.Addrs)
+	if r, ok := c.byKey[string(c.key)]; ok {
+		return append(fns, c.flat[r[0]:r[0]+r[1]]...)
 	}
-	for i, ln := range lines {
-		if ln.Function != fns[i] {
-			return false
-		}
+	names := FrameNames(p.runBuf.names[:0], f, java, p.names)
+	p.runBuf.names = names
+	start := len(c.flat)
+	for j := len(names) - 1; j >= 0; j-- {
+		c.flat = append(c.flat, p.function(names[j], f.Sym))
 	}
-	return true
+	c.byKey[string(c.key)] = [2]uint32{uint32(start), uint32(len(names))}
+	return append(fns, c.flat[start:]...)
 }
 
-func (p *Profile) mapping(dso string) *profile.Mapping {
-	if m := p.mappings[dso]; m != nil {
-		return m
+// frameNameKey appends what FrameNames's answer for f depends on: its
+// symbol and DSO, its address where names show it, java.
+func frameNameKey(k []byte, f *parse.Frame, java, addrs bool) []byte {
+	k = append(k, f.Sym...)
+	k = append(k, 0)
+	k = append(k, f.DSO...)
+	if addrs {
+		k = append(k, 0)
+		k = append(k, f.Addr...)
+	}
+	if java {
+		k = append(k, 1)
+	}
+	return k
+}
+
+// madeBefore is the index + 1 of the Location made before location i
+// at its address, 0 if none.
+func (p *Profile) madeBefore(i uint32) uint32 {
+	if i < uint32(len(p.sameAddr)) {
+		return p.sameAddr[i]
+	}
+	return 0
+}
+
+// mapping returns the index + 1 of the mapping of dso.
+func (p *Profile) mapping(dso []byte) uint32 {
+	if m := p.mappings[string(dso)]; m != nil {
+		return uint32(m.ID)
 	}
 	m := &profile.Mapping{
 		ID:           uint64(len(p.mapList) + 1),
-		File:         dso,
+		File:         string(dso),
 		HasFunctions: true, // perf already symbolized
 	}
-	p.mappings[dso] = m
+	p.mappings[m.File] = m
 	p.mapList = append(p.mapList, m)
-	return m
+	return uint32(m.ID)
 }
 
-func (p *Profile) function(name string, sym []byte) *profile.Function {
+// function returns the index of the function named name.
+func (p *Profile) function(name string, sym []byte) uint32 {
 	if f := p.funcs[name]; f != nil {
-		return f
+		return uint32(f.ID - 1)
 	}
 	f := &profile.Function{ID: uint64(len(p.funcList) + 1), Name: name, SystemName: string(sym)}
 	if f.SystemName == "" {
@@ -207,7 +227,7 @@ func (p *Profile) function(name string, sym []byte) *profile.Function {
 	}
 	p.funcs[name] = f
 	p.funcList = append(p.funcList, f)
-	return f
+	return uint32(f.ID - 1)
 }
 
 func parseHex(b []byte) uint64 {

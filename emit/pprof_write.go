@@ -32,7 +32,7 @@ func (p *Profile) WriteEach(meta func(win int32) Meta, merged bool, write func(w
 	// the profiles are written.
 	p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil
 	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
-	p.keyBuf, p.idsBuf, p.runBuf, p.sameAddr = nil, nil, runScratch{}, nil
+	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	pw := newPbWriter(p)
 	if len(es) == 0 {
 		return write(0, func(w io.Writer) error { return pw.writeGzip(w, meta(0), nil) })
@@ -172,13 +172,13 @@ func (pw *pbWriter) useLocation(id uint32) uint32 {
 	if int(id) == len(p.locList) { // [no stack]
 		pw.useFunction(uint32(len(p.funcList)))
 	} else {
-		loc := p.locList[id]
-		if m := loc.Mapping; m != nil && pw.mapNum[m.ID-1] == 0 {
-			pw.mapOrd = append(pw.mapOrd, uint32(m.ID-1))
-			pw.mapNum[m.ID-1] = uint32(len(pw.mapOrd))
+		loc := &p.locList[id]
+		if m := loc.mapping; m != 0 && pw.mapNum[m-1] == 0 {
+			pw.mapOrd = append(pw.mapOrd, m-1)
+			pw.mapNum[m-1] = uint32(len(pw.mapOrd))
 		}
-		for _, ln := range loc.Line {
-			pw.useFunction(uint32(ln.Function.ID - 1))
+		for _, f := range p.functions(loc) {
+			pw.useFunction(f)
 		}
 	}
 	pw.locOrder = append(pw.locOrder, id)
@@ -258,14 +258,14 @@ func (pw *pbWriter) locationMsg(b []byte, id uint32) []byte {
 		pw.e.scr = m
 		return pbBytes(b, 4, m)
 	}
-	loc := p.locList[id]
-	if loc.Mapping != nil {
-		m = pbOpt(m, 2, uint64(pw.mapNum[loc.Mapping.ID-1]))
+	loc := &p.locList[id]
+	if loc.mapping != 0 {
+		m = pbOpt(m, 2, uint64(pw.mapNum[loc.mapping-1]))
 	}
-	m = pbOpt(m, 3, loc.Address)
-	for _, ln := range loc.Line {
+	m = pbOpt(m, 3, loc.addr)
+	for _, f := range p.functions(loc) {
 		var lb [11]byte
-		m = pbBytes(m, 4, pbOpt(lb[:0], 1, uint64(pw.fnNum[ln.Function.ID-1])))
+		m = pbBytes(m, 4, pbOpt(lb[:0], 1, uint64(pw.fnNum[f])))
 	}
 	pw.e.scr = m
 	return pbBytes(b, 4, m)

@@ -10,11 +10,14 @@ import (
 // profileWriter is the pprof output: a handle is a (stack, comm) pair of
 // the Profile's tables, its comm a label.
 type profileWriter struct {
-	prof    *Profile
-	refs    [][2]uint32 // handle -> (stack, comm)
-	refID   map[[2]uint32]uint32
-	offLeaf map[[2]uint32]uint32 // (stack, state) -> the stack with its leaf
-	wakers  *WakerNames          // names Sample.Waker
+	prof  *Profile
+	refs  [][2]uint32 // handle -> (stack, comm)
+	refID map[[2]uint32]uint32
+	// stackRef is the handle + 1 of each stack with the first comm it was
+	// seen with (0: none yet): a lookup without refID for most samples.
+	stackRef []uint32
+	offLeaf  map[[2]uint32]uint32 // (stack, state) -> the stack with its leaf
+	wakers   *WakerNames          // names Sample.Waker
 }
 
 func newProfileWriter(o Options) *profileWriter {
@@ -24,11 +27,23 @@ func newProfileWriter(o Options) *profileWriter {
 
 func (w *profileWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
 	k := [2]uint32{w.prof.Stack(frames, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)}
+	st := int(k[0])
+	if st < len(w.stackRef) {
+		if r := w.stackRef[st]; r != 0 && w.refs[r-1] == k {
+			return r - 1
+		}
+	}
 	ref, ok := w.refID[k]
 	if !ok {
 		ref = uint32(len(w.refs))
 		w.refs = append(w.refs, k)
 		w.refID[k] = ref
+	}
+	if st >= len(w.stackRef) {
+		w.stackRef = append(w.stackRef, make([]uint32, max(st+1, 2*len(w.stackRef))-len(w.stackRef))...)
+	}
+	if w.stackRef[st] == 0 {
+		w.stackRef[st] = ref + 1
 	}
 	return ref
 }
