@@ -25,9 +25,9 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 		k sampleKey
 		v sampleVal
 	}
-	es := make([]entry, 0, len(p.samples.es))
-	for _, e := range p.samples.es {
-		k, v := e.k, e.v
+	es := make([]entry, 0, p.samples.n)
+	for i := range p.samples.n {
+		k, v := p.samples.entry(uint32(i)).k, p.samples.entry(uint32(i)).v
 		if merged {
 			k.win = 0
 		}

@@ -6,14 +6,22 @@ import (
 )
 
 // sampleTable keeps a profile's samples by key: the entries in the
-// order they came, found by an open-addressing hash table of their
-// indices. (A Go map of the 36-byte keys cost a hash call and two
-// lookups per sample, and page faults as it grew, about 6 % of a pprof
-// run's CPU time; its entries would also have to be copied out to be
-// sorted.)
+// order they came, in chunks (never copied as they grow), found by an
+// open-addressing hash table of their indices. (A Go map of the 36-byte
+// keys cost a hash call and two lookups per sample, and page faults as it
+// grew, about 6 % of a pprof run's CPU time; its entries would also have
+// to be copied out to be sorted.)
 type sampleTable struct {
-	es    []sampleEntry
-	slots []uint32 // index + 1 in es, 0: empty; a power of 2 long, at most half full
+	chunks [][]sampleEntry // of sampleChunk entries, the last one filling
+	n      int
+	slots  []uint32 // entry index + 1, 0: empty; a power of 2 long, at most half full
+}
+
+// sampleChunk is the entries in a chunk (224 KB of them).
+const sampleChunk = 4096
+
+func (t *sampleTable) entry(i uint32) *sampleEntry {
+	return &t.chunks[i/sampleChunk][i%sampleChunk]
 }
 
 // sampleEntry is a sample key and its values.
@@ -25,18 +33,23 @@ type sampleEntry struct {
 // at returns the values of the sample with key k, a new sample's if
 // none; the pointer is good until the next call.
 func (t *sampleTable) at(k sampleKey) *sampleVal {
-	if 2*len(t.es) >= len(t.slots) {
+	if 2*t.n >= len(t.slots) {
 		t.grow()
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := k.hash() & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
-			t.es = append(t.es, sampleEntry{k: k})
-			t.slots[i] = uint32(len(t.es))
-			return &t.es[len(t.es)-1].v
+			if t.n%sampleChunk == 0 {
+				t.chunks = append(t.chunks, make([]sampleEntry, sampleChunk))
+			}
+			e := t.entry(uint32(t.n))
+			e.k = k
+			t.n++
+			t.slots[i] = uint32(t.n)
+			return &e.v
 		}
-		if e := &t.es[s-1]; e.k == k {
+		if e := t.entry(s - 1); e.k == k {
 			return &e.v
 		}
 	}
@@ -45,8 +58,8 @@ func (t *sampleTable) at(k sampleKey) *sampleVal {
 func (t *sampleTable) grow() {
 	t.slots = make([]uint32, max(1024, 2*len(t.slots)))
 	mask := uint64(len(t.slots) - 1)
-	for j := range t.es {
-		i := t.es[j].k.hash() & mask
+	for j := range t.n {
+		i := t.entry(uint32(j)).k.hash() & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -72,26 +85,30 @@ func (k sampleKey) hash() uint64 {
 // samples that differ only by window made one. nStacks bounds the stack
 // ids. The table is spent.
 func (t *sampleTable) sorted(merged bool, nStacks int) []sampleEntry {
-	es := t.es
-	*t = sampleTable{}
-	if len(es) == 0 {
+	if t.n == 0 {
 		return nil
 	}
-	lo, hi := es[0].k.win, es[0].k.win
-	for i := range es {
-		if merged {
-			es[i].k.win = 0
+	es := t.chunks
+	es[len(es)-1] = es[len(es)-1][:(t.n-1)%sampleChunk+1]
+	lo, hi := es[0][0].k.win, es[0][0].k.win
+	for _, c := range es {
+		for i := range c {
+			if merged {
+				c[i].k.win = 0
+			}
+			lo, hi = min(lo, c[i].k.win), max(hi, c[i].k.win)
 		}
-		lo, hi = min(lo, es[i].k.win), max(hi, es[i].k.win)
 	}
 	// By stack, then (stable) by window: counting sorts, the ids being
 	// dense; then each run of one window and stack by its labels.
-	out := make([]sampleEntry, len(es))
+	out := make([]sampleEntry, t.n)
 	countingSort(out, es, nStacks, func(k *sampleKey) int { return int(k.stack) })
+	*t = sampleTable{}
 	if lo != hi {
-		if n := int(hi) - int(lo) + 1; n <= 4*len(es)+1024 {
-			countingSort(es, out, n, func(k *sampleKey) int { return int(k.win - lo) })
-			es, out = out, es
+		if n := int(hi) - int(lo) + 1; n <= 4*len(out)+1024 {
+			byWin := make([]sampleEntry, len(out))
+			countingSort(byWin, [][]sampleEntry{out}, n, func(k *sampleKey) int { return int(k.win - lo) })
+			out = byWin
 		} else {
 			slices.SortStableFunc(out, func(x, y sampleEntry) int { return cmp.Compare(x.k.win, y.k.win) })
 		}
@@ -112,20 +129,24 @@ func (t *sampleTable) sorted(merged bool, nStacks int) []sampleEntry {
 	return out
 }
 
-// countingSort puts src's entries into dst in order of key (0 <= key <
-// n), stably.
-func countingSort(dst, src []sampleEntry, n int, key func(*sampleKey) int) {
+// countingSort puts the entries of src's slices into dst in order of
+// key (0 <= key < n), stably.
+func countingSort(dst []sampleEntry, src [][]sampleEntry, n int, key func(*sampleKey) int) {
 	at := make([]int, n+1)
-	for i := range src {
-		at[key(&src[i].k)+1]++
+	for _, c := range src {
+		for i := range c {
+			at[key(&c[i].k)+1]++
+		}
 	}
 	for i := 1; i <= n; i++ {
 		at[i] += at[i-1]
 	}
-	for i := range src {
-		k := key(&src[i].k)
-		dst[at[k]] = src[i]
-		at[k]++
+	for _, c := range src {
+		for i := range c {
+			k := key(&c[i].k)
+			dst[at[k]] = c[i]
+			at[k]++
+		}
 	}
 }
 

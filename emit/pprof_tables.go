@@ -153,9 +153,19 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 // addLocation adds loc with functions fns and returns its index.
 func (p *Profile) addLocation(loc location, fns []uint32) uint32 {
 	loc.fns, loc.nFns = uint32(len(p.locFns)), uint32(len(fns))
-	p.locFns = append(p.locFns, fns...)
-	p.locList = append(p.locList, loc)
+	p.locFns = appendDoubling(p.locFns, fns...)
+	p.locList = appendDoubling(p.locList, loc)
 	return uint32(len(p.locList) - 1)
+}
+
+// appendDoubling is append that doubles a full slice's capacity, where
+// append grows a large one by a quarter (about five times its final size
+// allocated and copied on the way: page faults).
+func appendDoubling[T any](s []T, xs ...T) []T {
+	if len(s)+len(xs) > cap(s) {
+		s = slices.Grow(s, max(len(xs), cap(s)))
+	}
+	return append(s, xs...)
 }
 
 // frameFunctions appends the functions of f's names to fns, leaf first

@@ -36,7 +36,7 @@ func (w *profileWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
 	ref, ok := w.refID[k]
 	if !ok {
 		ref = uint32(len(w.refs))
-		w.refs = append(w.refs, k)
+		w.refs = appendDoubling(w.refs, k)
 		w.refID[k] = ref
 	}
 	if st >= len(w.stackRef) {
