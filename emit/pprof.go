@@ -18,7 +18,7 @@ type Profile struct {
 	mapList  []*profile.Mapping
 	funcs    map[string]*profile.Function
 	funcList []*profile.Function
-	locs     map[uint64]uint32 // address -> the index + 1 of the last Location made there
+	locs     addrTable // address -> the index + 1 of the last Location made there
 	locList  []location
 	locFns   []uint32 // the Locations' functions, by index in funcList
 	// sameAddr links the Locations of one address (in any mapping), by
@@ -111,7 +111,6 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		labels:   labels,
 		mappings: make(map[string]*profile.Mapping),
 		funcs:    make(map[string]*profile.Function),
-		locs:     make(map[uint64]uint32),
 		frameLoc: make(map[string]uint32),
 		stacks:   newSeqSet(),
 		frameFns: frameFuncs{byKey: make(map[string][2]uint32)},

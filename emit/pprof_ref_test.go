@@ -37,7 +37,7 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 	// the profile is built and encoded (the encoder's copies of the
 	// samples are the peak of a pprof run's memory).
 	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = sampleTable{}, nil, nil, nil, nil
-	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
+	p.locs, p.mappings, p.funcs, p.commID = addrTable{}, nil, nil, nil
 	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	// A stable order makes the output reproducible.
 	slices.SortFunc(es, func(x, y entry) int {

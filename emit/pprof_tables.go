@@ -132,7 +132,7 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 	addr := parseHex(real.Addr)
 	last := uint32(0) // index + 1
 	if addr != 0 {
-		last = p.locs[addr]
+		last = p.locs.get(addr)
 		for i := last; i != 0; i = p.madeBefore(i - 1) {
 			if loc := &p.locList[i-1]; loc.mapping == m && slices.Equal(p.functions(loc), fns) {
 				return i - 1
@@ -141,7 +141,7 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 	}
 	id := p.addLocation(location{addr: addr, mapping: m}, fns)
 	if addr != 0 {
-		p.locs[addr] = id + 1
+		p.locs.set(addr, id+1)
 		if last != 0 {
 			p.sameAddr = append(p.sameAddr, make([]uint32, len(p.locList)-len(p.sameAddr))...)
 			p.sameAddr[id] = last
@@ -253,4 +253,53 @@ func parseHex(b []byte) uint64 {
 		}
 	}
 	return n
+}
+
+// addrTable maps addresses to numbers other than 0: open addressing (a
+// Go map's insert cost 500 instructions here, for an address seen once).
+type addrTable struct {
+	keys []uint64
+	vals []uint32 // 0: an empty slot; a power of 2 long, at most half full
+	n    int
+}
+
+func (t *addrTable) slot(a uint64) uint64 {
+	h := a * 0x9e3779b97f4a7c15
+	return (h ^ h>>29) & uint64(len(t.vals)-1)
+}
+
+// get returns the number of address a, 0 if none.
+func (t *addrTable) get(a uint64) uint32 {
+	if t.n == 0 {
+		return 0
+	}
+	mask := uint64(len(t.vals) - 1)
+	for i := t.slot(a); t.vals[i] != 0; i = (i + 1) & mask {
+		if t.keys[i] == a {
+			return t.vals[i]
+		}
+	}
+	return 0
+}
+
+// set makes v (not 0) the number of address a.
+func (t *addrTable) set(a uint64, v uint32) {
+	if 2*(t.n+1) > len(t.vals) {
+		old := *t
+		*t = addrTable{keys: make([]uint64, max(1024, 2*len(old.vals))), vals: make([]uint32, max(1024, 2*len(old.vals)))}
+		for i, ov := range old.vals {
+			if ov != 0 {
+				t.set(old.keys[i], ov)
+			}
+		}
+	}
+	mask := uint64(len(t.vals) - 1)
+	i := t.slot(a)
+	for t.vals[i] != 0 && t.keys[i] != a {
+		i = (i + 1) & mask
+	}
+	if t.vals[i] == 0 {
+		t.n++
+	}
+	t.keys[i], t.vals[i] = a, v
 }

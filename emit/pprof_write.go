@@ -31,7 +31,7 @@ func (p *Profile) WriteEach(meta func(win int32) Meta, merged bool, write func(w
 	// The lookup tables are done with: let the collector have them while
 	// the profiles are written.
 	p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil
-	p.locs, p.mappings, p.funcs, p.commID = nil, nil, nil, nil
+	p.locs, p.mappings, p.funcs, p.commID = addrTable{}, nil, nil, nil
 	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	pw := newPbWriter(p)
 	if len(es) == 0 {
@@ -64,7 +64,7 @@ type pbWriter struct {
 	labels                    map[sampleKey][]byte // a label set's encoding
 	e                         pbEncoder
 	nums                      []uint64
-	lab                       []byte
+	locs                      []byte // a sample's location ids, encoded
 }
 
 func newPbWriter(p *Profile) *pbWriter {
@@ -144,6 +144,32 @@ func (pw *pbWriter) reset() {
 // root first, as they are met), values, labels.
 func (pw *pbWriter) sample(b []byte, s *sampleEntry) []byte {
 	ids := pw.p.stacks.seq(s.k.stack)
+	if len(ids) <= 2 { // the location ids not packed (or [no stack])
+		return pw.shortSample(b, s, ids)
+	}
+	for _, id := range ids {
+		if pw.locNum[id] == 0 {
+			pw.useLocation(id)
+		}
+	}
+	locs := pw.locs[:0]
+	for j := len(ids) - 1; j >= 0; j-- {
+		locs = pbVarint(locs, uint64(pw.locNum[ids[j]]))
+	}
+	pw.locs = locs
+	var vb [3 * 10]byte
+	vals := pbVarint(pbVarint(pbVarint(vb[:0], uint64(s.v.n)), s.v.cpu), uint64(int64(math.Round(s.v.wall))))
+	labels := pw.labelSet(s.k)
+	// Written in place: the message's length is known before its fields.
+	n := 1 + pbVarintLen(uint64(len(locs))) + len(locs) + 2 + len(vals) + len(labels)
+	b = pbVarint(append(b, 2<<3|2), uint64(n))
+	b = append(pbVarint(append(b, 1<<3|2), uint64(len(locs))), locs...)
+	b = append(append(b, 2<<3|2, byte(len(vals))), vals...)
+	return append(b, labels...)
+}
+
+// shortSample is sample for a stack of at most two locations.
+func (pw *pbWriter) shortSample(b []byte, s *sampleEntry, ids []uint32) []byte {
 	nums := pw.nums[:0]
 	if len(ids) == 0 {
 		nums = append(nums, uint64(pw.useLocation(uint32(len(pw.p.locList)))))

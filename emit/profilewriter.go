@@ -10,63 +10,61 @@ import (
 // profileWriter is the pprof output: a handle is a (stack, comm) pair of
 // the Profile's tables, its comm a label.
 type profileWriter struct {
-	prof  *Profile
-	refs  [][2]uint32 // handle -> (stack, comm)
-	refID map[[2]uint32]uint32
-	// stackRef is the handle + 1 of each stack with the first comm it was
-	// seen with (0: none yet): a lookup without refID for most samples.
+	prof *Profile
+	refs []profileRef // by handle
+	// stackRef is the handle + 1 of each stack's latest (stack, comm)
+	// pair, 0: none; the stack's other pairs follow from there (a stack
+	// is mostly seen with one comm).
 	stackRef []uint32
 	offLeaf  map[[2]uint32]uint32 // (stack, state) -> the stack with its leaf
 	wakers   *WakerNames          // names Sample.Waker
 }
 
+// profileRef is a handle's (stack, comm) pair, and the handle + 1 of its
+// stack's pair made before it (0: none).
+type profileRef struct {
+	stack, comm, next uint32
+}
+
 func newProfileWriter(o Options) *profileWriter {
-	return &profileWriter{prof: NewProfile(o.Names, o.Labels), refID: make(map[[2]uint32]uint32),
-		offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
+	return &profileWriter{prof: NewProfile(o.Names, o.Labels), offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
 }
 
 func (w *profileWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
-	k := [2]uint32{w.prof.Stack(frames, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)}
-	st := int(k[0])
-	if st < len(w.stackRef) {
-		if r := w.stackRef[st]; r != 0 && w.refs[r-1] == k {
+	st, comm := w.prof.Stack(frames, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
+	if int(st) >= len(w.stackRef) {
+		w.stackRef = append(w.stackRef, make([]uint32, max(int(st)+1, 2*len(w.stackRef))-len(w.stackRef))...)
+	}
+	first := w.stackRef[st]
+	for r := first; r != 0; r = w.refs[r-1].next {
+		if w.refs[r-1].comm == comm {
 			return r - 1
 		}
 	}
-	ref, ok := w.refID[k]
-	if !ok {
-		ref = uint32(len(w.refs))
-		w.refs = appendDoubling(w.refs, k)
-		w.refID[k] = ref
-	}
-	if st >= len(w.stackRef) {
-		w.stackRef = append(w.stackRef, make([]uint32, max(st+1, 2*len(w.stackRef))-len(w.stackRef))...)
-	}
-	if w.stackRef[st] == 0 {
-		w.stackRef[st] = ref + 1
-	}
-	return ref
+	w.refs = appendDoubling(w.refs, profileRef{st, comm, first})
+	w.stackRef[st] = uint32(len(w.refs))
+	return uint32(len(w.refs) - 1)
 }
 
 // Add adds a sample to the profile; off-CPU and lost time (wall only,
 // label state) at the stack with a leaf frame that names the state.
 func (w *profileWriter) Add(s *Sample) {
-	r := w.refs[s.Ref]
+	r := &w.refs[s.Ref]
 	if s.State == state.OnCPU {
-		w.prof.Add(s.Window, r[0], r[1], s.PID, s.TID, s.Parallelism, s.Period, s.Wall)
+		w.prof.Add(s.Window, r.stack, r.comm, s.PID, s.TID, s.Parallelism, s.Period, s.Wall)
 		return
 	}
-	k := [2]uint32{r[0], uint32(s.State)}
+	k := [2]uint32{r.stack, uint32(s.State)}
 	st, ok := w.offLeaf[k]
 	if !ok {
-		st = w.prof.WithLeaf(r[0], "["+s.State.String()+"]")
+		st = w.prof.WithLeaf(r.stack, "["+s.State.String()+"]")
 		w.offLeaf[k] = st
 	}
-	w.prof.AddOffWoken(s.Window, st, r[1], s.PID, s.TID, s.State.String(), w.wakers.Name(s.Waker), s.Wall)
+	w.prof.AddOffWoken(s.Window, st, r.comm, s.PID, s.TID, s.State.String(), w.wakers.Name(s.Waker), s.Wall)
 }
 
-func (w *profileWriter) Comm(ref uint32) string     { return w.prof.CommName(w.refs[ref][1]) }
-func (w *profileWriter) Frames(ref uint32) []string { return w.prof.StackNames(w.refs[ref][0]) }
+func (w *profileWriter) Comm(ref uint32) string     { return w.prof.CommName(w.refs[ref].comm) }
+func (w *profileWriter) Frames(ref uint32) []string { return w.prof.StackNames(w.refs[ref].stack) }
 
 // WriteTo writes one profile of all the samples (whatever --split).
 func (w *profileWriter) WriteTo(out io.Writer, end *End) error {
