@@ -188,7 +188,7 @@ func everyField() *profile.Profile {
 
 // BenchmarkPprofWrite: writing the profile of the shipped build trace
 // (sorting, encoding, gzip), WriteEach against the reference builder and
-// the library's encoder; MB/s of protobuf.
+// the library's encoder; MB/s of gzipped profile.
 func BenchmarkPprofWrite(b *testing.B) {
 	data := testtrace.Read(b, "../testdata/traces/build.txt.gz")
 	meta := func(int32) Meta { return Meta{Event: "cpu-clock", TimeBased: true, Period: 1} }
