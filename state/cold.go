@@ -312,14 +312,19 @@ func (t *tracker) decodeCold(tid int, rec []byte) *thread {
 	return th
 }
 
-// pidTable maps a tid to its process in 4 bytes a thread (TIDTable; a
-// map for a pid out of its range).
+// pidTable maps a tid to its process in a TIDTable: a process's own
+// thread (pid == tid) as pidSelf, so that a run of single-threaded
+// processes takes the one value, as a run of one process's threads does
+// (a packed page: tidtable.go); a map for a pid out of its range.
 type pidTable struct {
 	t   TIDTable
 	odd map[int]int
 }
 
-const pidOdd = ^uint32(0) // the pid is in odd
+const (
+	pidOdd  = ^uint32(0) // the pid is in odd
+	pidSelf = 1          // the pid is the tid; else pid+2
+)
 
 func (p *pidTable) get(tid int) (int, bool) {
 	switch v := p.t.Get(tid); v {
@@ -327,8 +332,10 @@ func (p *pidTable) get(tid int) (int, bool) {
 		return 0, false
 	case pidOdd:
 		return p.odd[tid], true
+	case pidSelf:
+		return tid, true
 	default:
-		return int(v - 1), true
+		return int(v - 2), true
 	}
 }
 
@@ -336,8 +343,12 @@ func (p *pidTable) set(tid, pid int) {
 	if p.t.Get(tid) == pidOdd {
 		delete(p.odd, tid)
 	}
-	if pid >= 0 && pid < int(pidOdd-1) {
-		p.t.Set(tid, uint32(pid)+1)
+	switch {
+	case pid == tid:
+		p.t.Set(tid, pidSelf)
+		return
+	case pid >= 0 && pid < int(pidOdd-2):
+		p.t.Set(tid, uint32(pid)+2)
 		return
 	}
 	if p.odd == nil {
