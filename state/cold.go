@@ -115,11 +115,11 @@ func (t *tracker) forget(th *thread) {
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu) // not running: the same as no thread there
 	}
-	if g := th.g; g.head >= len(g.q) && g.ohead >= len(g.open) {
+	if g := th.g; g.q.len() == 0 && g.open.len() == 0 {
 		// Nothing waits in its group: a process of one thread keeps its
 		// group while forgotten, not the group's queues (2 M such took
 		// 98 MB of them).
-		g.q, g.head, g.open, g.ohead = nil, 0, nil, 0
+		g.q, g.open = fifo[pending]{}, fifo[openSeg]{}
 	}
 	delete(t.threads, th.tid)
 	t.reaped++

@@ -52,14 +52,11 @@ func (t *tracker) setGap(gap int64) {
 		return
 	}
 	for _, g := range t.allGroups() {
-		for i := g.ohead; i < len(g.open); i++ {
-			o := g.open[i]
-			if o.live() {
+		for ; g.open.len() > 0; g.open.pop() {
+			if o := *g.open.at(0); o.live() {
 				t.commit(o.th)
 			}
 		}
-		g.open = g.open[:0]
-		g.ohead = 0
 		t.drain(g)
 	}
 }
@@ -85,9 +82,8 @@ func (t *tracker) advance(now int64) {
 	// hears of a silence at the silence limit (its transitions must come
 	// in time order); the parallelism is decided later, when no LOST
 	// record can explain the silence any more (or at the rate limit).
-	t.esplit = max(t.esplit, t.ehead)
-	for t.esplit < len(t.exp) {
-		o := t.exp[t.esplit]
+	for t.esplit < t.exp.len() {
+		o := *t.exp.at(t.esplit)
 		if o.live() {
 			if t.now-o.th.segTime <= t.cfg.Gap {
 				break
@@ -96,11 +92,10 @@ func (t *tracker) advance(now int64) {
 		}
 		t.esplit++
 	}
-	for t.ehead < len(t.exp) {
-		o := t.exp[t.ehead]
+	for t.exp.len() > 0 {
+		o := *t.exp.at(0)
 		if !o.live() {
-			t.exp[t.ehead] = openSeg{} // no pointer to a thread that may be forgotten
-			t.ehead++
+			t.popExp()
 			continue
 		}
 		limit := t.cfg.Gap + lossHold // a LOST record may yet say why it was silent
@@ -116,16 +111,16 @@ func (t *tracker) advance(now int64) {
 		t.splitSilent(o.th)
 		t.cooling(o.th)
 		t.stats.SilentStops++
-		t.exp[t.ehead] = openSeg{}
-		t.ehead++
+		t.popExp()
 		t.drain(o.th.g)
 	}
-	if t.ehead > 1024 && t.ehead >= len(t.exp)/2 {
-		n := copy(t.exp, t.exp[t.ehead:])
-		t.exp = t.exp[:n]
-		t.esplit -= t.ehead
-		t.ehead = 0
-	}
+}
+
+// popExp drops exp's oldest entry (no pointer stays to a thread that may
+// be forgotten).
+func (t *tracker) popExp() {
+	t.exp.pop()
+	t.esplit = max(t.esplit-1, 0)
 }
 
 // discontinuity decides every open gap as "stopped at its last sign".
@@ -138,8 +133,8 @@ func (t *tracker) discontinuity() {
 // it; stop: the thread is not running either) and releases the samples
 // that waited for them.
 func (t *tracker) endGaps(stop bool) {
-	for _, o := range t.exp[t.ehead:] {
-		if o.live() {
+	for ; t.exp.len() > 0; t.exp.pop() {
+		if o := *t.exp.at(0); o.live() {
 			o.th.segOpen = false
 			if stop {
 				o.th.running = false
@@ -148,19 +143,9 @@ func (t *tracker) endGaps(stop bool) {
 			t.splitSilent(o.th)
 		}
 	}
-	t.exp = t.exp[:0]
-	t.ehead, t.esplit = 0, 0
+	t.esplit = 0
 	for _, g := range t.allGroups() {
 		t.drain(g)
-	}
-}
-
-func (t *tracker) compactOpen(g *group) {
-	if g.ohead > 0 && g.ohead >= len(g.open)/2 {
-		n := copy(g.open, g.open[g.ohead:])
-		clear(g.open[n:]) // its threads, once forgotten, are garbage
-		g.open = g.open[:n]
-		g.ohead = 0
 	}
 }
 
@@ -181,7 +166,7 @@ func (g *group) addAt(s uint64, d int64, spin bool) {
 		}
 		return
 	}
-	if p := &g.q[g.head+int(s-g.base)]; spin {
+	if p := g.q.at(int(s - g.base)); spin {
 		p.spinDiff += d
 	} else {
 		p.diff += d
@@ -190,7 +175,7 @@ func (g *group) addAt(s uint64, d int64, spin bool) {
 
 // enqueue appends s to the queue with the diffs waiting for it.
 func (g *group) enqueue(s sample) {
-	g.q = append(g.q, pending{s: s, diff: g.tail, spinDiff: g.spinTail})
+	g.q.push(pending{s: s, diff: g.tail, spinDiff: g.spinTail})
 	g.tail, g.spinTail = 0, 0
 	g.seq++
 }
@@ -294,8 +279,8 @@ func (t *tracker) start(th *thread, now int64) {
 	}
 	th.segGen++
 	th.segOpen = true
-	g.open = append(g.open, openSeg{th, th.segGen})
-	t.exp = append(t.exp, openSeg{th, th.segGen})
+	g.open.push(openSeg{th, th.segGen})
+	t.exp.push(openSeg{th, th.segGen})
 }
 
 // onCPU notes that th runs on cpu; another thread seen there before has
@@ -319,27 +304,24 @@ func (t *tracker) drain(g *group) {
 		// Skip decided entries at the head of the open list (also with no
 		// sample waiting: a group with switches but no samples must not
 		// pile them up).
-		for g.ohead < len(g.open) {
-			o := g.open[g.ohead]
-			if o.live() && o.th.g == g {
+		for g.open.len() > 0 {
+			if o := g.open.at(0); o.live() && o.th.g == g {
 				break
 			}
-			g.open[g.ohead] = openSeg{} // no pointer to a thread that may be forgotten
-			g.ohead++
+			g.open.pop() // no pointer stays to a thread that may be forgotten
 		}
-		if g.head >= len(g.q) {
+		if g.q.len() == 0 {
 			break
 		}
-		if g.ohead < len(g.open) && g.open[g.ohead].th.segSeq <= g.base {
+		if g.open.len() > 0 && g.open.at(0).th.segSeq <= g.base {
 			break
 		}
-		p := &g.q[g.head]
+		p := g.q.at(0)
 		g.acc += p.diff
 		g.spinAcc += p.spinDiff
 		par := float64(g.acc)/parOne + 1
 		s := p.s
 		if s.Spin {
-			s.Running = par + float64(g.spinAcc)/parOne
 			par = spinDivisor(float64(g.acc)/parOne, float64(g.spinAcc)/parOne)
 		}
 		if t.lostAt != nil { // sums for a loss's parallelism (lost.go)
@@ -353,19 +335,17 @@ func (t *tracker) drain(g *group) {
 				g.relInv += 1 / par
 			}
 		}
-		g.head++
+		g.q.pop()
 		g.base++
 		t.cfg.Release(s, par, g)
 	}
-	if g.head == len(g.q) {
-		g.q = g.q[:0]
-		g.head = 0
-	} else if g.head > 1024 && g.head >= len(g.q)/2 {
-		n := copy(g.q, g.q[g.head:])
-		g.q = g.q[:n]
-		g.head = 0
-	}
-	t.compactOpen(g)
+}
+
+// running is the threads of g running at the moment of the sample just
+// released, spinners and its own included (a spinning sample's
+// Weighted.Parallelism).
+func (g *group) running() float64 {
+	return float64(g.acc)/parOne + 1 + float64(g.spinAcc)/parOne
 }
 
 // spinDivisor is what a spinning thread's sample is divided by, with

@@ -285,7 +285,10 @@ func (m *Model) release(s sample, par float64, g *group) {
 		w.State = Lost
 	}
 	if s.Spin {
-		w.Spin, w.Parallelism = true, int(math.Round(s.Running))
+		w.Spin, w.Parallelism = true, 0 // idle, or a task perf no longer names
+		if g != nil {
+			w.Parallelism = int(math.Round(g.running()))
+		}
 	}
 	m.ready = append(m.ready, w)
 }

@@ -16,9 +16,6 @@ type sample struct {
 	Ref    int
 	Lost   bool // a thread's CPU time whose samples were lost (lost.go)
 	Spin   bool // its stack shows a spin-wait (Event.Spin)
-	// Running is set on release of a Spin sample: the threads of its
-	// group running at its moment, spinners and its own included.
-	Running float64
 }
 
 // config sets up a tracker.
@@ -116,15 +113,13 @@ type group struct {
 	key     int
 	threads int    // live thread structs in the group
 	seq     uint64 // seq of the next sample to enqueue
-	base    uint64 // seq of q[head]
-	q       []pending
-	head    int
+	base    uint64 // seq of q's oldest
+	q       fifo[pending]
 	tail    int64 // diff for seq == g.seq (not yet enqueued)
 	acc     int64
 	// The spinning threads' diffs (pending.spinDiff), apart.
 	spinTail, spinAcc int64
-	open              []openSeg
-	ohead             int
+	open              fifo[openSeg]
 	off               offAcct
 
 	lossSums // the released samples' sums, for losses (lost.go)
@@ -140,13 +135,12 @@ type tracker struct {
 	cpuCur  map[int]*thread // CPU -> the thread last seen on it
 	now     int64
 	stats   stats
-	wake    wakeStats // wakeups (wakeup.go)
-	exp     []openSeg // open gaps of all groups, in time order
-	ehead   int
-	esplit  int          // exp[esplit:]: gaps the split has not heard are silent
-	dead    []deadThread // exited threads, to forget later
-	reaped  int          // threads forgotten since the maps were last remade
-	cold    coldStore    // threads forgotten while quiet (cold.go)
+	wake    wakeStats     // wakeups (wakeup.go)
+	exp     fifo[openSeg] // open gaps of all groups, in time order
+	esplit  int           // exp's entries from esplit on: gaps the split has not heard are silent
+	dead    []deadThread  // exited threads, to forget later
+	reaped  int           // threads forgotten since the maps were last remade
+	cold    coldStore     // threads forgotten while quiet (cold.go)
 	// forgetSoon: forget quiet threads as soon as they may be (tests).
 	forgetSoon bool
 
@@ -396,7 +390,7 @@ func (t *tracker) reap() {
 func (t *tracker) leaveGroup(th *thread) {
 	if g := th.g; g != t.one && g != t.outside {
 		g.threads--
-		if g.threads <= 0 && g.head >= len(g.q) && t.groups[g.key] == g {
+		if g.threads <= 0 && g.q.len() == 0 && t.groups[g.key] == g {
 			if t.cfg.KeepSplits {
 				t.splits = append(t.splits, t.closeSplit(g, nil)) // no thread left
 			}

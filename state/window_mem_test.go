@@ -1,0 +1,37 @@
+package state
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestMemoryOfTheWindow: threads seen once each, 10 µs apart, with no
+// switch records (scripts/many-threads.sh once): each waits the rate
+// estimate's limit (1000 periods) for its next sample, so some 100 000
+// threads, their samples and their open gaps are live at any moment.
+// What the model holds then, a live thread (the cold store's records
+// of the threads that went quiet before aside), measured: 586 bytes
+// while the queue and the open-gap lists were slices cut at their head,
+// 481 in rings (fifo.go).
+func TestMemoryOfTheWindow(t *testing.T) {
+	const threads = 250_000
+	base := heapInUse()
+	m := NewModel(Options{Scope: Workload})
+	for i := 0; i < threads; i++ {
+		e := clockSample(100e9+int64(i)*10_000, 1000, 1001+i, -1, i)
+		e.Period = 1001001
+		m.Add(e)
+		m.Ready()
+	}
+	live := len(m.t.threads)
+	cold := m.t.cold.live + 4*m.t.cold.at.Len() // its records, 4 bytes a tid at most for their places
+	perThread := float64(heapInUse()-base-int64(cold)) / float64(live)
+	t.Logf("%d live threads: %.0f bytes each", live, perThread)
+	if live < 100_000 {
+		t.Errorf("%d live threads, want the rate limit's (100 000) at least", live)
+	}
+	if perThread > 520 {
+		t.Errorf("%.0f bytes a live thread, want at most 520", perThread)
+	}
+	runtime.KeepAlive(m)
+}
