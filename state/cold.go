@@ -35,18 +35,23 @@ func (t *tracker) forgetAfter() int64 {
 	return t.cfg.Gap + lookaheadNs
 }
 
-// coldCandidate is a thread that stopped at at: it is forgotten then
-// plus forgetAfter, unless it ran since (gen).
+// coldCandidate is a thread quiet since at: it is forgotten then plus
+// forgetAfter, unless it ran since (gen).
 type coldCandidate struct {
 	th  *thread
 	gen uint32
 	at  int64
 }
 
-// cooling notes that th stopped running now: a candidate to forget.
-func (t *tracker) cooling(th *thread) {
+// cooling notes that th stopped running, its last sign at since: a
+// candidate to forget. A thread stopped by its silence has been quiet
+// since its last sign, not since the silence was decided: the rate
+// estimate decides it a second later, and meanwhile it was a thread
+// struct (100 000 of them in scripts/many-threads.sh once, 10 000 of
+// them kept the forgetAfter more).
+func (t *tracker) cooling(th *thread, since int64) {
 	if t.cfg.Gap > 0 && t.cfg.Scope != Tree {
-		t.cold.queue = append(t.cold.queue, coldCandidate{th, th.segGen, t.now})
+		t.cold.queue = append(t.cold.queue, coldCandidate{th, th.segGen, since})
 	}
 }
 

@@ -109,7 +109,7 @@ func (t *tracker) advance(now int64) {
 		o.th.segOpen = false
 		o.th.running = false
 		t.splitSilent(o.th)
-		t.cooling(o.th)
+		t.cooling(o.th, o.th.segTime)
 		t.stats.SilentStops++
 		t.popExp()
 		t.drain(o.th.g)
@@ -138,7 +138,7 @@ func (t *tracker) endGaps(stop bool) {
 			o.th.segOpen = false
 			if stop {
 				o.th.running = false
-				t.cooling(o.th)
+				t.cooling(o.th, t.now)
 			}
 			t.splitSilent(o.th)
 		}
@@ -195,7 +195,7 @@ func (t *tracker) stop(th *thread, now int64, how offHow) {
 	if th.cpu >= 0 && t.cpuCur[th.cpu] == th {
 		delete(t.cpuCur, th.cpu)
 	}
-	t.cooling(th)
+	t.cooling(th, now)
 }
 
 // closeGap decides the thread's open gap at a new sign at time now.
