@@ -9,15 +9,15 @@ import "math"
 // runGap is a thread's running state: per its last record, and the
 // running gap since its last sign while it is undecided.
 type runGap struct {
-	running     bool // per the last record: on a CPU
-	cpu         int  // CPU it runs on, when known
-	segOpen     bool // an undecided running gap starts at segTime
-	segGen      uint32
+	cpu         int    // CPU it runs on, when known
 	segSeq      uint64 // first sample seq the gap covers
 	segTime     int64  // the sign that opened the gap
-	committed   bool   // records-only mode: +1 already added at segSeq
-	splitOff    bool   // the split has taken the open gap as silent
-	segBySample bool   // the open gap's sign is a sample (not an IN)
+	segGen      uint32
+	running     bool // per the last record: on a CPU
+	segOpen     bool // an undecided running gap starts at segTime
+	committed   bool // records-only mode: +1 already added at segSeq
+	splitOff    bool // the split has taken the open gap as silent
+	segBySample bool // the open gap's sign is a sample (not an IN)
 	// spinning: its last sample was a spin-wait (Event.Spin), and no
 	// switch or exit came since. segSpin: the open gap is spinning, as
 	// the thread was when it began, or as the sample that ends it says.

@@ -48,9 +48,8 @@ type splitTrack struct {
 // field promoted from it costs the inliner a node: joinSet and charge,
 // called at every switch, are kept just within its budget (exitTail,
 // called only after an EXIT, is not inlined).
+// Its on, inSet and offState are the thread's (their one word).
 type offThread struct {
-	on, inSet         bool    // on CPU; in the off set
-	offState          State   // in the set: Blocked or Runnable
 	joinCum           float64 // its state's integral when it joined the set
 	onSince, offSince int64
 	// Stacks for off-CPU time: the last sample's, the block stack of the
@@ -237,10 +236,10 @@ func (t *tracker) runOff(th *thread, at int64, how offHow) {
 	t.transition(th, at, false, offState(how))
 }
 
-// exitRun is what a thread does after its EXIT (exitTail).
+// exitRun is what a thread does after its EXIT (exitTail): exitAt, and
+// thread.exitOff, switched out since its EXIT (or its last IN).
 type exitRun struct {
-	exitAt  int64 // EXIT, then each record after it
-	exitOff bool  // switched out since its EXIT (or its last IN)
+	exitAt int64 // EXIT, then each record after it
 }
 
 // exitTail notes a record at at of a thread after its EXIT (on: an IN or
@@ -310,10 +309,10 @@ func (t *tracker) ranThrough(th *thread, prev, at int64) {
 
 func (t *tracker) joinSet(th *thread, at int64, how offHow) {
 	a, o := &th.g.off, &th.offThread // o: fewer nodes for the inliner
-	o.inSet = true
-	o.offState, o.joinCum = Blocked, a.cumBlocked
+	th.inSet = true
+	th.offState, o.joinCum = Blocked, a.cumBlocked
 	if how == offRunnable {
-		o.offState, o.joinCum = Runnable, a.cumRunnable
+		th.offState, o.joinCum = Runnable, a.cumRunnable
 		a.nRunnable++
 	}
 	o.offSince, a.setAt = at, at

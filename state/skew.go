@@ -9,9 +9,8 @@ package state
 // runs, and the sample would move it back to a CPU it left.
 
 // switchSigns is what a thread's switch records tell of skew: the last
-// was an IN, at inAt; an IN while already in, at doubleIn.
+// was an IN (thread.swIn), at inAt; an IN while already in, at doubleIn.
 type switchSigns struct {
-	swIn           bool
 	inAt, doubleIn int64
 }
 

@@ -89,12 +89,18 @@ type stats struct {
 type thread struct {
 	tid, pid int
 	g        *group
+	firstAt  int64
 	sampled  bool // has samples (for stats.UnknownPID)
 	exited   bool // an EXIT said so (or its tid was reused)
 	// pidGuessed: its process was unknown when it was first seen (at
 	// firstAt), so it is its own for now.
 	pidGuessed bool
-	firstAt    int64
+	// The small fields of the parts below, here in one word (a struct of
+	// 256 bytes, not 288, each with its bytes of padding): swIn is
+	// switchSigns', exitOff exitRun's, on, inSet and offState offThread's.
+	swIn, exitOff bool
+	on, inSet     bool  // on CPU; in the off set
+	offState      State // in the set: Blocked or Runnable
 
 	runGap        // running or not, and the gap to decide
 	switchSigns   // its switch records, for clock skew (skew.go)
