@@ -39,10 +39,18 @@ const (
 	coldDroppedUnknown = ^uint32(0) - 1
 )
 
-// coldBoundChunks is the bound: 32 MiB of entries, some million threads
-// at the 30-odd bytes a record of a thread sampled once takes. A var for
-// tests.
-var coldBoundChunks = 128
+// coldBoundChunks is the bound: 8 MiB of entries, some 240 000 threads
+// sampled once (coldOnceEntry). It was 32 MiB, some million threads,
+// the largest part of the peak of two million threads seen once (and a
+// third of it with the collector's headroom); a thread that comes back
+// after 240 000 others went quiet since it did is new now, counted in the
+// warning, where it came back as it was. A var for tests.
+var coldBoundChunks = 32
+
+// coldOnceEntry is the entry of a thread sampled once: a length byte, its
+// tid (3 bytes below 2^20) and a record of 31 bytes (flags, firstAt, its
+// sample's stack, period, time on CPU and its share).
+const coldOnceEntry = 35
 
 // put appends tid's record. It reports false when the record is too
 // long to keep, or the store is at its bound (the caller drops the

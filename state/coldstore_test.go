@@ -57,3 +57,25 @@ func TestColdStoreBound(t *testing.T) {
 		t.Errorf("thread 1000 after its return: %+v, want a new thread", th)
 	}
 }
+
+// TestColdStoreShippedBound: 400 000 threads seen once (14 MB of
+// records) keep at most 8 MiB of them, the oldest dropped (the bound was
+// 32 MiB: all kept), and some 240 000 threads' records fit in that.
+func TestColdStoreShippedBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("400 000 threads")
+	}
+	const threads = 400_000
+	m := NewModel(Options{Scope: Workload})
+	for i := 0; i < threads; i++ {
+		m.Add(clockSample(1e9+int64(i)*100_000, 1000, 1000+i, -1, i))
+		m.Ready()
+	}
+	c := &m.t.cold
+	if kept := len(c.chunks) << coldChunkBits; kept > 8<<20 || c.dropped == 0 {
+		t.Errorf("%d bytes of records kept, %d dropped: want at most 8 MiB kept, the oldest dropped", kept, c.dropped)
+	}
+	if kept := c.at.Len() - c.dropped; kept < 230_000 {
+		t.Errorf("%d threads' records kept in %d chunks, want some 240 000", kept, len(c.chunks))
+	}
+}

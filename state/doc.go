@@ -42,5 +42,5 @@
 // records written out of order (skew.go) and keeps the process tree
 // (tree.go). Threads that went quiet are forgotten, in a few bytes each,
 // and brought back as they were if they come back (cold.go), some
-// million of them at most (coldstore.go).
+// 240 000 of them at most (coldstore.go).
 package state

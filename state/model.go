@@ -466,7 +466,7 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, w)
 	}
 	if c := &m.t.cold; c.dropped > 0 {
-		ws = append(ws, fmt.Sprintf("%d quiet thread(s) were forgotten whole, the oldest first, past the bound on what is kept of quiet threads (%d MiB, some million threads): each was ended then (its time waiting off CPU counted up to that moment), and %d of them came back later and counted as new threads (what they did before is not joined to it: an estimate); most traces have far fewer threads", c.dropped, coldBoundChunks<<coldChunkBits>>20, c.returned))
+		ws = append(ws, fmt.Sprintf("%d quiet thread(s) were forgotten whole, the oldest first, past the bound on what is kept of quiet threads (%d MiB, some %d 000 threads sampled once): each was ended then (its time waiting off CPU counted up to that moment), and %d of them came back later and counted as new threads (what they did before is not joined to it: an estimate); most traces have far fewer threads", c.dropped, coldBoundChunks<<coldChunkBits>>20, coldBoundChunks<<coldChunkBits/coldOnceEntry/1000, c.returned))
 	}
 	if m.noGapReason != "" && st.Switches > 0 && st.TaskEvents == 0 {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))

@@ -15,7 +15,8 @@ import (
 // while the queue and the open-gap lists were slices cut at their head,
 // 481 in rings (fifo.go), 492 once the threads stopped by silence were
 // forgotten sooner (fewer threads, the rings as large), 455 with the
-// thread struct at 256 bytes (TestThreadSize).
+// thread struct at 256 bytes (TestThreadSize), 433 with rings grown by a
+// quarter.
 func TestMemoryOfTheWindow(t *testing.T) {
 	const threads = 250_000
 	base := heapInUse()
@@ -36,8 +37,8 @@ func TestMemoryOfTheWindow(t *testing.T) {
 	if live < 100_100 || live > 100_200 {
 		t.Errorf("%d live threads, want the rate limit's 100 100 (and the one sampled now)", live)
 	}
-	if perThread > 480 {
-		t.Errorf("%.0f bytes a live thread, want at most 480", perThread)
+	if perThread > 460 {
+		t.Errorf("%.0f bytes a live thread, want at most 460", perThread)
 	}
 	runtime.KeepAlive(m)
 }
