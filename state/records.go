@@ -228,6 +228,15 @@ func (t *tracker) tick(now int64) { t.advance(now) }
 // known), and every waiting sample is released.
 func (t *tracker) flush() { t.endGaps(false) }
 
+// waiting returns the number of samples waiting in the groups' queues.
+func (t *tracker) waiting() int {
+	n := 0
+	for _, g := range t.allGroups() {
+		n += g.q.len()
+	}
+	return n
+}
+
 // finish ends the trace (flush) and then the groups' accounting, if
 // anyone wants it: the threads still waiting get their last shares. It
 // returns the splits with KeepSplits.

@@ -51,3 +51,61 @@ func TestThreadSize(t *testing.T) {
 		t.Errorf("a thread struct is %d bytes, want at most 256", size)
 	}
 }
+
+// TestCloseRoom: the samples still waiting at Close (the rate limit's
+// second of threads seen once) come out in a slice the size they need,
+// not append's doubling (131 072 for 100 101 before).
+func TestCloseRoom(t *testing.T) {
+	m := NewModel(Options{Scope: Workload})
+	for i := 0; i < 150_000; i++ {
+		e := clockSample(100e9+int64(i)*10_000, 1000, 1001+i, -1, i)
+		e.Period = 1001001
+		m.Add(e)
+		m.Ready()
+	}
+	out := m.Close()
+	if len(out) < 100_000 || cap(out) > len(out)+len(out)/20 {
+		t.Errorf("Close released %d samples in a slice of %d, want 100 000 or more in one at most 5 %% larger", len(out), cap(out))
+	}
+}
+
+// TestHeldRingShrinks: a ring that held a pipe's look-ahead (a second of
+// records, 100 000) gives its memory back as it empties; it kept its
+// largest size (12 MB) for the rest of the trace.
+func TestHeldRingShrinks(t *testing.T) {
+	var r heldRing
+	for i := 0; i < 100_000; i++ {
+		r.add(lookaheadMax).e.Time = int64(i)
+	}
+	for i := 0; i < 99_000; i++ {
+		if h := r.pop(); h.e.Time != int64(i) {
+			t.Fatalf("pop %d: time %d", i, h.e.Time)
+		}
+	}
+	if len(r.buf) > 4*r.size+4096 { // heldRingMin
+		t.Errorf("a ring of %d for %d records", len(r.buf), r.size)
+	}
+	if h := r.first(); h.e.Time != 99_000 {
+		t.Errorf("first record %d after the pops, want 99 000", h.e.Time)
+	}
+}
+
+// TestRemadeSmall: a map that held a million threads and holds 100 000
+// now is remade at the size of what it holds (maps.Clone kept its tables:
+// 28 MB cloned, 2.3 MB remade).
+func TestRemadeSmall(t *testing.T) {
+	m := map[int]*thread{}
+	for i := 0; i < 1_000_000; i++ {
+		m[i] = nil
+	}
+	for i := 0; i < 900_000; i++ {
+		delete(m, i)
+	}
+	base := heapInUse()
+	r := remade(m)
+	if grew := heapInUse() - base; grew > 6<<20 || len(r) != len(m) {
+		t.Errorf("remade %d of %d entries in %d bytes, want at most 6 MiB", len(r), len(m), grew)
+	}
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(r)
+}
