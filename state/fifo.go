@@ -2,7 +2,7 @@ package state
 
 // fifo is a queue in a ring: its memory follows what it holds (a ring a
 // quarter larger when full, half as large when under a quarter used past
-// fifoMin), where a slice appended at its end and cut at its head held up
+// fifoMin and pushed to), where a slice appended at its end and cut at its head held up
 // to four times as much (up to half of it passed entries, and append's
 // doubling): the samples and open gaps of two million threads seen once
 // took 25 MB of such slices for 10 MB in use, 13 MB in a ring of a power
@@ -27,10 +27,14 @@ func (f *fifo[T]) at(i int) *T {
 	return &f.buf[j]
 }
 
-// push appends v.
+// push appends v. A ring under a quarter used is halved here, not in pop:
+// the trace's end empties the queues, and halving them all the way down
+// there made copies at the peak.
 func (f *fifo[T]) push(v T) {
 	if f.n == len(f.buf) {
 		f.resize(max(16, len(f.buf)+len(f.buf)/4))
+	} else if f.n < len(f.buf)/4 && len(f.buf) > fifoMin {
+		f.resize(len(f.buf) / 2)
 	}
 	f.n++
 	*f.at(f.n - 1) = v
@@ -44,9 +48,6 @@ func (f *fifo[T]) pop() {
 		f.head = 0
 	}
 	f.n--
-	if f.n < len(f.buf)/4 && len(f.buf) > fifoMin {
-		f.resize(len(f.buf) / 2)
-	}
 }
 
 // resize moves the entries to a ring of size.

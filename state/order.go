@@ -425,9 +425,20 @@ type heldRing struct {
 }
 
 // add returns the ring's new last slot, to be filled.
+//
+// A ring under an eighth full is halved here: a pipe's look-ahead of a
+// second holds 100 000 records of 2 M threads seen once before the scope
+// is known, 12 MB that stayed for the rest of the trace. Not in pop: the
+// trace's end empties the ring, and halving it all the way down there
+// made copies at the peak. Not at a quarter: scripts/many-threads.sh
+// busy holds 30 000 records in a ring of 131 072 that grew while its
+// scope was not known, and the copy at its halving (old and new ring
+// both live) raised its peak by 10 MB.
 func (r *heldRing) add(limit int64) *held {
 	if r.size == len(r.buf) {
 		r.grow(limit)
+	} else if r.size < len(r.buf)/8 && len(r.buf) > heldRingMin {
+		r.resize(len(r.buf) / 2)
 	}
 	i := r.head + r.size
 	if i >= len(r.buf) {
@@ -458,19 +469,12 @@ func (r *heldRing) resize(size int) {
 
 func (r *heldRing) first() *held { return &r.buf[r.head] }
 
-// pop returns the oldest record (valid until the next add) and drops it.
-// A ring under a quarter full is halved: a pipe's look-ahead of a second
-// holds 100 000 records of 2 M threads seen once before the scope is
-// known, 12 MB that stayed for the rest of the trace.
 func (r *heldRing) pop() *held {
 	h := &r.buf[r.head]
 	if r.head++; r.head == len(r.buf) {
 		r.head = 0
 	}
 	r.size--
-	if r.size < len(r.buf)/4 && len(r.buf) > heldRingMin {
-		r.resize(len(r.buf) / 2) // h stays in the old ring, as it was
-	}
 	return h
 }
 
