@@ -440,7 +440,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 		if p.keep {
 			p.refs = append(p.refs, id)
 		} else {
-			p.frames = append(p.frames, t.entry(id).frame(id))
+			p.tableFrame(id)
 		}
 		return false
 	}
@@ -471,7 +471,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 			if p.keep {
 				p.refs = append(p.refs, id)
 			} else {
-				p.frames = append(p.frames, t.entry(id).frame(id))
+				p.tableFrame(id)
 			}
 		}
 		return false
@@ -491,6 +491,18 @@ func (p *lineParser) stackLine(line []byte) bool {
 	}
 	p.addFrame(f)
 	return false
+}
+
+// tableFrame appends the table's frame id to the sample's frames, made
+// in place.
+func (p *lineParser) tableFrame(id uint32) {
+	n := len(p.frames)
+	if n < cap(p.frames) {
+		p.frames = p.frames[:n+1]
+	} else {
+		p.frames = append(p.frames, Frame{})
+	}
+	p.tab.entry(id).fill(&p.frames[n], id)
 }
 
 // guess returns the ID of the frame that followed the sample's last
