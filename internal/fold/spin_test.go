@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,32 @@ func TestBuiltinSpinNames(t *testing.T) {
 		if builtinSpin.MatchString(n) {
 			t.Errorf("%s is a spin-wait", n)
 		}
+	}
+}
+
+// TestSpinWordsCoverBuiltin: every name the built-in list matches holds
+// one of builtinSpinWords (match skips the regexp for names without
+// one), over names made of the list's own pieces in random order.
+func TestSpinWordsCoverBuiltin(t *testing.T) {
+	pieces := []string{"_", "__GI_", "sched_yield", "blas_thread_server", "[libopenblas", "p-r0.3.so", "]",
+		"gomp_", "team_", "simple_", "barrier_wait", "_end", "do_", "spin", "wait", "[libgomp", ".so.1",
+		"__kmp_", "yield", "barrier", "<", "kmp_flag>", "x", "pthread_spin_", "lock", "trylock"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	matched := 0
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for n := 1 + rng.IntN(4); n > 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		name := b.String()
+		if builtinSpin.MatchString(name) {
+			matched++
+			if !hasSpinWord(name) {
+				t.Fatalf("%q is a spin-wait with none of builtinSpinWords", name)
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Fatalf("only %d of the names were spin-waits: the test says little", matched)
 	}
 }
