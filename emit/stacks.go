@@ -27,7 +27,8 @@ type Stacks struct {
 }
 
 // frameLoc is where a frame's name ids are in frameIDs; n1 is their number
-// plus one (0: not cached yet).
+// plus one (0: not cached yet). A frame of one name (most) has that name's
+// id in start: one load per frame instead of two.
 type frameLoc struct{ start, n1 uint32 }
 
 // NewStacks returns an empty interner that names frames with o.
@@ -74,7 +75,7 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 		f := &frames[i]
 		if byID && f.ID != 0 && int(f.ID) < len(s.byID) {
 			if l := s.byID[f.ID]; l.n1 == 2 {
-				ids = append(ids, s.frameIDs[l.start]) // one name: most frames
+				ids = append(ids, l.start) // one name: most frames
 				continue
 			} else if l.n1 != 0 {
 				ids = append(ids, s.frameIDs[l.start:l.start+l.n1-1]...)
@@ -97,7 +98,11 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 			for int(f.ID) >= len(s.byID) {
 				s.byID = append(s.byID, frameLoc{})
 			}
-			s.byID[f.ID] = frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
+			l := frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
+			if loc[1] == 1 {
+				l.start = s.frameIDs[loc[0]]
+			}
+			s.byID[f.ID] = l
 		}
 	}
 	s.ids = ids
