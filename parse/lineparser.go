@@ -224,16 +224,26 @@ func (p *lineParser) syntaxError(line []byte, msg string) {
 	p.rec = Record{Kind: KindError, Line: p.lineNo, Err: e}
 }
 
+// begin looks at the input's first bytes, once: it returns true for a
+// perf.data file, of which nothing is read.
+func (p *lineParser) begin() bool {
+	p.started = true
+	if p.isPerfData() {
+		p.perfData, p.eof = true, true
+		p.release()
+		return true
+	}
+	return false
+}
+
 func (p *lineParser) scan() bool {
-	if !p.started {
-		p.started = true
-		if p.isPerfData() {
-			p.perfData, p.eof = true, true
-			p.release()
-			return false
-		}
+	if !p.started && p.begin() {
+		return false
 	}
 	for {
+		if p.inSample && !p.sampleBad && p.stackRun() {
+			return true // an error
+		}
 		line, ok := p.nextLine()
 		if !ok {
 			if p.inSample {
