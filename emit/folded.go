@@ -28,9 +28,9 @@ type Totals struct {
 // Add adds one sample of stack id.
 func (t *Totals) Add(id uint32, period uint64, wall float64) {
 	for int(id) >= len(t.CPU) {
-		t.CPU = append(t.CPU, 0)
-		t.Wall = append(t.Wall, 0)
-		t.N = append(t.N, 0)
+		t.CPU = append(grown(t.CPU), 0)
+		t.Wall = append(grown(t.Wall), 0)
+		t.N = append(grown(t.N), 0)
 	}
 	t.CPU[id] += period
 	t.Wall[id] += wall

@@ -44,8 +44,8 @@ func (t *seqSet) idHash(ids []uint32, h uint64) uint32 {
 		}
 	}
 	id := uint32(len(t.locs))
-	t.locs = append(t.locs, t.arena.add(ids))
-	t.next = append(t.next, first)
+	t.locs = append(grown(t.locs), t.arena.add(ids))
+	t.next = append(grown(t.next), first)
 	t.head[h] = id + 1
 	return id
 }

@@ -53,7 +53,7 @@ func (s *Stacks) intern(name string) uint32 {
 		return id
 	}
 	id := uint32(len(s.names))
-	s.names = append(s.names, name)
+	s.names = append(grown(s.names), name)
 	s.nameID[name] = id
 	return id
 }
@@ -96,7 +96,7 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
 		if byID && f.ID != 0 {
 			for int(f.ID) >= len(s.byID) {
-				s.byID = append(s.byID, frameLoc{})
+				s.byID = append(grown(s.byID), frameLoc{})
 			}
 			l := frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
 			if loc[1] == 1 {

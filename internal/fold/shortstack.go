@@ -80,8 +80,8 @@ func (c *shortStacks) see(ref int, frames []parse.Frame) {
 		return
 	}
 	if ref >= len(c.byRef) {
-		c.byRef = append(c.byRef, make([]uint8, ref+1-len(c.byRef))...)
-		c.wall = append(c.wall, make([]float64, ref+1-len(c.wall))...)
+		c.byRef = extended(c.byRef, ref+1)
+		c.wall = extended(c.wall, ref+1)
 	}
 	if c.byRef[ref] == 0 {
 		c.byRef[ref] = 1

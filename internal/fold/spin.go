@@ -107,7 +107,7 @@ func (d *spinDetector) spinsAt(ref int, frames []parse.Frame) bool {
 		if ref >= maxSpinRefs {
 			return d.spins(frames)
 		}
-		d.byRef = append(d.byRef, make([]uint8, ref+1-len(d.byRef))...)
+		d.byRef = extended(d.byRef, ref+1)
 	}
 	v := d.byRef[ref]
 	if v == 0 {
