@@ -78,7 +78,8 @@ measure() {
 # perf script prints it without --show-switch-events/--show-task-events).
 # CPU time (user+sys from getrusage) of $RUNS interleaved rounds, medians;
 # wallfold --weight=cpu (the CPU profile the peers write) from the file
-# (the default reader) and on stdin (the sequential one);
+# (the default reader), on stdin (the sequential one) and from the file
+# with GOMAXPROCS=1 (one thread, as inferno --nthreads 1);
 # inferno-collapse-perf --nthreads 1 and its default; perl's
 # stackcollapse-perf.pl ($STACKCOLLAPSE, else on PATH); a Go
 # bufio.Scanner line count (the floor of reading lines).
@@ -103,7 +104,7 @@ peers() {
 	local pl=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
 	local inf
 	inf=$(command -v inferno-collapse-perf || true)
-	local labels="wallfold wallfold-stdin" l cmd
+	local labels="wallfold wallfold-stdin wallfold-1cpu" l cmd
 	[ -n "$inf" ] && labels="$labels inferno1 inferno"
 	[ -n "$pl" ] && labels="$labels perl"
 	labels="$labels lines"
@@ -117,6 +118,7 @@ peers() {
 			case $l in
 			wallfold) cmd="\"$bin\" -q --weight=cpu \"$samples\"" ;;
 			wallfold-stdin) cmd="\"$bin\" -q --weight=cpu <\"$samples\"" ;;
+			wallfold-1cpu) cmd="GOMAXPROCS=1 \"$bin\" -q --weight=cpu \"$samples\"" ;;
 			inferno1) cmd="\"$inf\" --nthreads 1 \"$samples\"" ;;
 			inferno) cmd="\"$inf\" \"$samples\"" ;;
 			perl) cmd="\"$pl\" \"$samples\"" ;;
