@@ -13,10 +13,10 @@ import (
 // chained and told apart by comparing them.
 //
 // Where each sequence is kept is a pointer-free seqLoc, not a slice: the
-// collector has nothing to scan in locs (a slice header per stack was a
+// collector has nothing to scan in seqs (a slice header per stack was a
 // pointer for each of its cycles to follow).
 type seqSet struct {
-	locs  []seqLoc // by id
+	seqs  []seqLoc // by id: where each sequence is
 	arena idArena  // where the sequences are
 	head  map[uint64]uint32
 	next  []uint32 // by id: the id+1 of the next sequence with its hash, 0: none
@@ -43,8 +43,8 @@ func (t *seqSet) idHash(ids []uint32, h uint64) uint32 {
 			return i - 1
 		}
 	}
-	id := uint32(len(t.locs))
-	t.locs = append(grown(t.locs), t.arena.add(ids))
+	id := uint32(len(t.seqs))
+	t.seqs = append(grown(t.seqs), t.arena.add(ids))
 	t.next = append(grown(t.next), first)
 	t.head[h] = id + 1
 	return id
@@ -52,7 +52,7 @@ func (t *seqSet) idHash(ids []uint32, h uint64) uint32 {
 
 // seq returns the sequence with id.
 func (t *seqSet) seq(id uint32) []uint32 {
-	l := t.locs[id]
+	l := t.seqs[id]
 	return t.arena.chunks[l.chunk][l.off : l.off+l.n : l.off+l.n]
 }
 
