@@ -1,11 +1,16 @@
 package parse
 
-import "unsafe"
+import (
+	"hash/maphash"
+	"unsafe"
+
+	"github.com/wallfold/wallfold/internal/hashindex"
+)
 
 // A trace repeats few distinct stack lines many times (a 120 MB go build
 // trace: 1.05 M stack lines, 36 k distinct). frameTable keeps each
 // distinct line once, parsed, under an ID: a line seen before costs one
-// map lookup instead of a parse and a copy (or only a comparison, when
+// lookup (a hash of the line, a slot or two, one comparison) instead of a parse and a copy (or only a comparison, when
 // the reader guessed it: lineParser.guess), and callers can cache by ID
 // what they derive from a frame (Frame.ID). A concurrent Reader passes
 // IDs (4 bytes) from its producer to its consumer instead of Frames.
@@ -17,12 +22,24 @@ import "unsafe"
 // Only the producer writes; an entry is never changed once written, and
 // the consumer reads only entries whose IDs came to it through a channel.
 type frameTable struct {
-	ids    map[string]uint32 // line text -> ID (or contID, badID)
+	ids    hashindex.Index // line hash -> ID, or markBit|its index in marks
+	seed   maphash.Seed
+	marks  []markedLine // kept lines that are not frames
 	blocks [maxTableLines / tableBlock]*[tableBlock]tabEntry
 	n      int    // entries
 	chunk  []byte // where new lines are copied; never moved
 	bytes  int
 }
+
+// markedLine is a kept line that is not a frame, and its ID (contID or
+// badID).
+type markedLine struct {
+	text []byte
+	id   uint32
+}
+
+// markBit tells a marked line's number in ids from an entry's ID.
+const markBit = 1 << 31
 
 // tabEntry is a Frame in 48 bytes instead of 112: its line and where the
 // fields are in it (lines longer than maxTabled are not kept). Entries
@@ -49,7 +66,28 @@ const (
 )
 
 func newFrameTable() *frameTable {
-	return &frameTable{ids: make(map[string]uint32)}
+	return &frameTable{ids: hashindex.New(), seed: maphash.MakeSeed()}
+}
+
+// lookup returns line's ID (or contID, badID) and true when the table has
+// line; else where to add it (add, mark), as the next line added.
+func (t *frameTable) lookup(line []byte) (uint32, bool, hashindex.Probe) {
+	return t.lookupHash(line, maphash.Bytes(t.seed, line))
+}
+
+// lookupHash is lookup with h the hash of line (tests: any).
+func (t *frameTable) lookupHash(line []byte, h uint64) (uint32, bool, hashindex.Probe) {
+	p := t.ids.Start(h)
+	for v := t.ids.Next(&p); v != 0; v = t.ids.Next(&p) {
+		if v&markBit == 0 {
+			if string(t.entry(v).text) == string(line) {
+				return v, true, p
+			}
+		} else if m := &t.marks[v&^markBit]; string(m.text) == string(line) {
+			return m.id, true, p
+		}
+	}
+	return 0, false, p
 }
 
 // takes says whether the table takes line as a new entry.
@@ -58,7 +96,7 @@ func (t *frameTable) takes(line []byte) bool {
 }
 
 // keep copies line into the table's memory, where it stays unchanged for
-// the table's life (frames and map keys point into it).
+// the table's life (frames point into it).
 func (t *frameTable) keep(line []byte) []byte {
 	if cap(t.chunk)-len(t.chunk) < len(line) {
 		t.chunk = make([]byte, 0, max(tableChunk, len(line)))
@@ -70,8 +108,8 @@ func (t *frameTable) keep(line []byte) []byte {
 }
 
 // add records f, parsed from kept (kept by keep), under a new ID, which
-// it returns.
-func (t *frameTable) add(kept []byte, f *Frame) uint32 {
+// it returns; at is where lookup did not find kept.
+func (t *frameTable) add(at hashindex.Probe, kept []byte, f *Frame) uint32 {
 	if t.n%tableBlock == 0 {
 		t.blocks[t.n/tableBlock] = new([tableBlock]tabEntry)
 	}
@@ -81,7 +119,7 @@ func (t *frameTable) add(kept []byte, f *Frame) uint32 {
 		text: kept, inlined: f.Inlined,
 		addr: span(kept, f.Addr), sym: span(kept, f.Sym), off: span(kept, f.Off), dso: span(kept, f.DSO),
 	}
-	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = uint32(t.n)
+	t.ids.Add(at, uint32(t.n))
 	return uint32(t.n)
 }
 
@@ -94,9 +132,11 @@ func span(line, sub []byte) [2]uint16 {
 	return [2]uint16{uint16(start), uint16(start + len(sub))}
 }
 
-// mark records a kept line that is not a frame (contID, badID).
-func (t *frameTable) mark(kept []byte, id uint32) {
-	t.ids[unsafe.String(unsafe.SliceData(kept), len(kept))] = id
+// mark records a kept line that is not a frame (contID, badID); at is
+// where lookup did not find it.
+func (t *frameTable) mark(at hashindex.Probe, kept []byte, id uint32) {
+	t.ids.Add(at, markBit|uint32(len(t.marks)))
+	t.marks = append(t.marks, markedLine{kept, id})
 }
 
 // entry is the entry with id (1 ≤ id ≤ t.n).

@@ -3,6 +3,8 @@ package parse
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -142,4 +144,81 @@ func TestBadLinesDoNotFillTable(t *testing.T) {
 	if len(ids) != 1 || ids[0] == 0 {
 		t.Errorf("the good frame's IDs: %v, want one non-zero", ids)
 	}
+}
+
+// TestFrameTableAgainstMap: the table numbers lines as a Go map does:
+// frames from 1 in the order first seen, continuation and bad lines
+// their marks, the same line always the same; through the table's
+// growth, and when every hash is equal or one of five (a line is then
+// told from the others only by its text), or the hash of another line.
+func TestFrameTableAgainstMap(t *testing.T) {
+	lines := make([][]byte, 0, 3000)
+	for i := range cap(lines) {
+		switch i % 10 {
+		case 0:
+			lines = append(lines, fmt.Appendf(nil, "\t  src%d.go:%d", i, i%7))
+		case 1:
+			lines = append(lines, fmt.Appendf(nil, "\tzz bad %d", i))
+		default:
+			// Same address and length, other symbol: as in two binaries.
+			lines = append(lines, fmt.Appendf(nil, "\t%16x f%04d+0x%x (/bin/b%d)", 0x401000+i%50, i, i%16, i%3))
+		}
+	}
+	seed := maphash.MakeSeed()
+	for name, hash := range map[string]func([]byte) uint64{
+		"maphash":   func(b []byte) uint64 { return maphash.Bytes(seed, b) },
+		"all equal": func([]byte) uint64 { return 42 << 32 },
+		"five":      func(b []byte) uint64 { return uint64(len(b)%5) << 32 },
+		"another's": func(b []byte) uint64 { return maphash.Bytes(seed, b[:len(b)-1]) },
+	} {
+		tab := newFrameTable()
+		want := map[string]uint32{}
+		frames := uint32(0)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for range 4 * len(lines) {
+			line := lines[rng.IntN(len(lines))]
+			got := tableLine(tab, line, hash(line))
+			w, ok := want[string(line)]
+			if !ok {
+				switch {
+				case bytes.Contains(line, []byte("zz")):
+					w = badID
+				case bytes.Contains(line, []byte(".go:")):
+					w = contID
+				default:
+					frames++
+					w = frames
+				}
+				want[string(line)] = w
+			}
+			if got != w {
+				t.Fatalf("%s: %q: ID %#x, want %#x", name, line, got, w)
+			}
+			if w <= frames && string(tab.entry(w).text) != string(line) {
+				t.Fatalf("%s: entry %d is %q, want %q", name, w, tab.entry(w).text, line)
+			}
+		}
+		if tab.ids.Len() != len(want) {
+			t.Fatalf("%s: %d lines indexed, %d distinct", name, tab.ids.Len(), len(want))
+		}
+	}
+}
+
+// tableLine is what stackLine does with the table: line's ID, the line
+// added (parsed, or marked) if new.
+func tableLine(t *frameTable, line []byte, h uint64) uint32 {
+	id, ok, at := t.lookupHash(line, h)
+	if ok {
+		return id
+	}
+	kept := t.keep(line)
+	if f, ok := parseFrame(kept); ok {
+		return t.add(at, kept, &f)
+	}
+	id = badID
+	if isContinuation(kept) {
+		id = contID
+	}
+	t.mark(at, kept, id)
+	return id
 }

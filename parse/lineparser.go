@@ -454,19 +454,19 @@ func (p *lineParser) stackLine(line []byte) bool {
 		}
 		return false
 	}
-	id, ok := t.ids[string(line)]
+	id, ok, at := t.lookup(line)
 	if !ok && t.takes(line) {
 		kept := t.keep(line)
 		var f Frame
 		switch f, ok = parseFrame(kept); {
 		case ok:
-			id = t.add(kept, &f)
+			id = t.add(at, kept, &f)
 		case isContinuation(kept):
 			id, ok = contID, true
-			t.mark(kept, id)
+			t.mark(at, kept, id)
 		default:
 			id, ok = badID, true
-			t.mark(kept, id)
+			t.mark(at, kept, id)
 		}
 	}
 	if ok {
