@@ -36,7 +36,8 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 	// The lookup tables are done with: let the collector have them while
 	// the profile is built and encoded (the encoder's copies of the
 	// samples are the peak of a pprof run's memory).
-	p.samples, p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = sampleTable{}, nil, nil, nil, nil
+	p.samples, p.frameLoc, p.locByID = sampleTable{}, nil, nil
+	p.stacks.dropIndex()
 	p.locs, p.mappings, p.funcs, p.commID = addrTable{}, nil, nil, nil
 	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	// A stable order makes the output reproducible.

@@ -30,7 +30,8 @@ func (p *Profile) WriteEach(meta func(win int32) Meta, merged bool, write func(w
 	es := p.samples.sorted(merged, len(p.stacks.seqs))
 	// The lookup tables are done with: let the collector have them while
 	// the profiles are written.
-	p.frameLoc, p.stacks.head, p.stacks.next, p.locByID = nil, nil, nil, nil
+	p.frameLoc, p.locByID = nil, nil
+	p.stacks.dropIndex()
 	p.locs, p.mappings, p.funcs, p.commID = addrTable{}, nil, nil, nil
 	p.runBuf, p.frameFns, p.sameAddr = runScratch{}, frameFuncs{}, nil
 	pw := newPbWriter(p)

@@ -2,24 +2,24 @@ package emit
 
 import (
 	"hash/maphash"
-	"slices"
 	"unsafe"
+
+	"github.com/wallfold/wallfold/internal/hashindex"
 )
 
 // seqSet interns sequences of ids (stacks of name or location ids) and
 // numbers them from 0. It is looked up by a 64-bit hash of the sequence
-// (the map's keys are then 8 bytes, cheap to rehash as it grows, instead
-// of the sequence's hundreds of bytes); sequences with the same hash are
-// chained and told apart by comparing them.
+// in a hashindex.Index: a probe compares 32 bits of the hash kept
+// beside each id, and the sequence only where they match; the index
+// grows without hashing a sequence again.
 //
 // Where each sequence is kept is a pointer-free seqLoc, not a slice: the
 // collector has nothing to scan in seqs (a slice header per stack was a
-// pointer for each of its cycles to follow).
+// pointer for each of its cycles to follow), nor in the index.
 type seqSet struct {
-	seqs  []seqLoc // by id: where each sequence is
-	arena idArena  // where the sequences are
-	head  map[uint64]uint32
-	next  []uint32 // by id: the id+1 of the next sequence with its hash, 0: none
+	seqs  []seqLoc        // by id: where each sequence is
+	arena idArena         // where the sequences are
+	index hashindex.Index // hash -> id+1
 	seed  maphash.Seed
 }
 
@@ -27,7 +27,7 @@ type seqSet struct {
 type seqLoc struct{ chunk, off, n uint32 }
 
 func newSeqSet() seqSet {
-	return seqSet{head: make(map[uint64]uint32), seed: maphash.MakeSeed()}
+	return seqSet{index: hashindex.New(), seed: maphash.MakeSeed()}
 }
 
 // id returns the id of ids, which it keeps (a copy) if new.
@@ -37,18 +37,20 @@ func (t *seqSet) id(ids []uint32) uint32 {
 
 // idHash is id with h the hash of ids (tests: any).
 func (t *seqSet) idHash(ids []uint32, h uint64) uint32 {
-	first := t.head[h]
-	for i := first; i != 0; i = t.next[i-1] {
-		if slices.Equal(t.seq(i-1), ids) {
-			return i - 1
+	p := t.index.Start(h)
+	for v := t.index.Next(&p); v != 0; v = t.index.Next(&p) {
+		if string(idBytes(t.seq(v-1))) == string(idBytes(ids)) {
+			return v - 1
 		}
 	}
 	id := uint32(len(t.seqs))
 	t.seqs = append(grown(t.seqs), t.arena.add(ids))
-	t.next = append(grown(t.next), first)
-	t.head[h] = id + 1
+	t.index.Add(p, id+1)
 	return id
 }
+
+// dropIndex lets the collector have the index: id is not called again.
+func (t *seqSet) dropIndex() { t.index = hashindex.Index{} }
 
 // seq returns the sequence with id.
 func (t *seqSet) seq(id uint32) []uint32 {
