@@ -69,14 +69,13 @@ func newFrameTable() *frameTable {
 	return &frameTable{ids: hashindex.New(), seed: maphash.MakeSeed()}
 }
 
-// lookup returns line's ID (or contID, badID) and true when the table has
-// line; else where to add it (add, mark), as the next line added.
-func (t *frameTable) lookup(line []byte) (uint32, bool, hashindex.Probe) {
-	return t.lookupHash(line, maphash.Bytes(t.seed, line))
-}
+// hash is line's hash for lookup.
+func (t *frameTable) hash(line []byte) uint64 { return maphash.Bytes(t.seed, line) }
 
-// lookupHash is lookup with h the hash of line (tests: any).
-func (t *frameTable) lookupHash(line []byte, h uint64) (uint32, bool, hashindex.Probe) {
+// lookup returns line's ID (or contID, badID) and true when the table has
+// line, h its hash (tests: any); else where to add it (add, mark), as
+// the next line added.
+func (t *frameTable) lookup(line []byte, h uint64) (uint32, bool, hashindex.Probe) {
 	p := t.ids.Start(h)
 	for v := t.ids.Next(&p); v != 0; v = t.ids.Next(&p) {
 		if v&markBit == 0 {

@@ -454,7 +454,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 		}
 		return false
 	}
-	id, ok, at := t.lookup(line)
+	id, ok, at := t.lookup(line, t.hash(line))
 	if !ok && t.takes(line) {
 		kept := t.keep(line)
 		var f Frame
