@@ -41,15 +41,21 @@ type markedLine struct {
 // markBit tells a marked line's number in ids from an entry's ID.
 const markBit = 1 << 31
 
-// tabEntry is a Frame in 48 bytes instead of 112: its line and where the
-// fields are in it (lines longer than maxTabled are not kept). Entries
-// with their Frame made once (136 bytes) ran fewer instructions but no
-// faster, in more memory (docs/performance.md, issue 28).
+// tabEntry is a Frame in 32 bytes instead of 112: where its line is and
+// where the fields are in it (lines longer than maxTabled are not kept).
+// Entries with their Frame made once (136 bytes) ran fewer instructions
+// but no faster, in more memory (docs/performance.md, issue 28); with the
+// line as a slice (48 bytes, half of them across two cache lines) they
+// took a third more memory, read for every stack line.
 type tabEntry struct {
-	text                []byte
+	text                *byte // the line, n bytes
 	addr, sym, off, dso [2]uint16
+	n                   uint16
 	inlined             bool
 }
+
+// line is e's line.
+func (e *tabEntry) line() []byte { return unsafe.Slice(e.text, e.n) }
 
 const (
 	maxTableLines = 1 << 18
@@ -79,7 +85,7 @@ func (t *frameTable) lookup(line []byte, h uint64) (uint32, bool, hashindex.Prob
 	p := t.ids.Start(h)
 	for v := t.ids.Next(&p); v != 0; v = t.ids.Next(&p) {
 		if v&markBit == 0 {
-			if string(t.entry(v).text) == string(line) {
+			if string(t.entry(v).line()) == string(line) {
 				return v, true, p
 			}
 		} else if m := &t.marks[v&^markBit]; string(m.text) == string(line) {
@@ -115,7 +121,7 @@ func (t *frameTable) add(at hashindex.Probe, kept []byte, f *Frame) uint32 {
 	e := &t.blocks[t.n/tableBlock][t.n%tableBlock]
 	t.n++
 	*e = tabEntry{
-		text: kept, inlined: f.Inlined,
+		text: unsafe.SliceData(kept), n: uint16(len(kept)), inlined: f.Inlined,
 		addr: span(kept, f.Addr), sym: span(kept, f.Sym), off: span(kept, f.Off), dso: span(kept, f.DSO),
 	}
 	t.ids.Add(at, uint32(t.n))
@@ -150,7 +156,7 @@ func (t *frameTable) frame(f *Frame, id uint32) { t.entry(id).fill(f, id) }
 // place: a Frame is 112 bytes, and one built and returned by value was
 // copied twice on its way into a sample's frames (its every stack line).
 func (e *tabEntry) fill(f *Frame, id uint32) {
-	base := unsafe.SliceData(e.text)
+	base := e.text
 	f.Addr, f.Sym = field(base, e.addr), field(base, e.sym)
 	f.Off, f.DSO = field(base, e.off), field(base, e.dso)
 	f.Inlined, f.ID = e.inlined, id

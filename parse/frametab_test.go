@@ -192,8 +192,8 @@ func TestFrameTableAgainstMap(t *testing.T) {
 			if got != w {
 				t.Fatalf("%s: %q: ID %#x, want %#x", name, line, got, w)
 			}
-			if w <= frames && string(tab.entry(w).text) != string(line) {
-				t.Fatalf("%s: entry %d is %q, want %q", name, w, tab.entry(w).text, line)
+			if w <= frames && string(tab.entry(w).line()) != string(line) {
+				t.Fatalf("%s: entry %d is %q, want %q", name, w, tab.entry(w).line(), line)
 			}
 		}
 		if tab.ids.Len() != len(want) {

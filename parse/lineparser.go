@@ -522,7 +522,7 @@ func (p *lineParser) guess(line []byte) uint32 {
 		return 0
 	}
 	id := p.next[p.last]
-	if id == 0 || string(p.tab.entry(id).text) != string(line) {
+	if id == 0 || string(p.tab.entry(id).line()) != string(line) {
 		return 0
 	}
 	return id

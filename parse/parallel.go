@@ -215,7 +215,7 @@ func (c *parState) globalID(w *parWorker, id uint32) uint32 {
 		w.gid = append(w.gid, make([]uint32, int(id)+1-len(w.gid))...)
 	}
 	e := &w.tab.blocks[(id-1)/tableBlock][(id-1)%tableBlock]
-	key := unsafe.String(unsafe.SliceData(e.text), len(e.text))
+	key := unsafe.String(e.text, e.n)
 	g, ok := c.ids[key]
 	if !ok {
 		g = noID
