@@ -76,10 +76,12 @@ func (r *Reader) scanConc() bool {
 		b := c.cur
 		if b != nil {
 			if c.next < len(b.recs) {
+				// The record in its batch (not a copy): b stays the
+				// consumer's until the next Scan.
 				r.lineNo = b.lines[c.next]
-				r.batchR = b.recs[c.next]
-				if r.batchR.Kind == KindSample {
-					r.batchR.Frames = c.frames(b, b.spans[c.next])
+				r.rec = &b.recs[c.next]
+				if r.rec.Kind == KindSample {
+					r.rec.Frames = c.frames(b, b.spans[c.next])
 				}
 				c.next++
 				return true
@@ -90,6 +92,7 @@ func (r *Reader) scanConc() bool {
 				r.perfData = b.perfData
 				c.ended = true
 				r.batchR = Record{}
+				r.rec = &r.batchR
 				// The batches and the table are done with: let the
 				// collector have them (a pprof run builds its profile next).
 				c.full, c.free, c.cur, c.tab, c.buf = nil, nil, nil, nil, nil

@@ -48,7 +48,7 @@ type Reader struct {
 	par  *parState // a file parsed in chunks (parallel.go)
 
 	rec    *Record // the current record
-	batchR Record  // concurrent: the current record, copied from its batch
+	batchR Record  // parallel: the current record, copied from its batch; at the end, none
 
 	lineNo  int
 	err     error // I/O error other than EOF
