@@ -446,12 +446,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 	t := p.tab
 	if id := p.guess(line); id != 0 {
 		// The guess was right: the frame's entry, without a lookup.
-		p.follow(id)
-		if p.keep {
-			p.refs = append(p.refs, id)
-		} else {
-			p.tableFrame(id)
-		}
+		p.tabled(id)
 		return false
 	}
 	id, ok, at := t.lookup(line, t.hash(line))
@@ -477,12 +472,7 @@ func (p *lineParser) stackLine(line []byte) bool {
 			p.sampleBad = true
 			return true
 		default:
-			p.follow(id)
-			if p.keep {
-				p.refs = append(p.refs, id)
-			} else {
-				p.tableFrame(id)
-			}
+			p.tabled(id)
 		}
 		return false
 	}
@@ -501,6 +491,16 @@ func (p *lineParser) stackLine(line []byte) bool {
 	}
 	p.addFrame(f)
 	return false
+}
+
+// tabled adds the table's frame id to the sample.
+func (p *lineParser) tabled(id uint32) {
+	p.follow(id)
+	if p.keep {
+		p.refs = append(p.refs, id)
+	} else {
+		p.tableFrame(id)
+	}
 }
 
 // tableFrame appends the table's frame id to the sample's frames, made
