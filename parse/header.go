@@ -159,25 +159,35 @@ func nextToken(line []byte, i int) token {
 // first word is taken as the tid. What follows is a side-band record's
 // "PERF_RECORD_..." or a sample's "[PERIOD] EVENT: [REST]".
 func parseHeader(line []byte) (h header, ok bool) {
+	after, ok := h.prefix(line)
+	return h, ok && h.tail(line[after:])
+}
+
+// prefix reads a line's "COMM [PID/]TID [CPU] TIME:" (or a rarer form,
+// see parseHeader) into h; after is the offset after it.
+func (h *header) prefix(line []byte) (after int, found bool) {
 	h.pid, h.tid, h.cpu = -1, -1, -1
-	after, found := h.commonPrefix(line)
+	after, found = h.commonPrefix(line)
 	if !found {
 		after, found = h.timedPrefix(line)
 	}
 	if !found {
-		if after, found = h.untimedPrefix(line); !found {
-			return h, false
-		}
+		after, found = h.untimedPrefix(line)
 	}
-	rest := line[after:]
+	return after, found
+}
+
+// tail reads what follows the prefix into h: a side-band record's
+// "PERF_RECORD_..." or a sample's "[PERIOD] EVENT: [REST]".
+func (h *header) tail(rest []byte) bool {
 	for len(rest) > 0 && isSpace(rest[0]) {
 		rest = rest[1:]
 	}
 	if bytes.HasPrefix(rest, []byte("PERF_RECORD_")) {
 		h.sideband = rest[len("PERF_RECORD_"):]
-		return h, true
+		return true
 	}
-	return h, h.sampleTail(rest)
+	return h.sampleTail(rest)
 }
 
 // commonPrefix reads the prefix of nearly every line into h: "COMM
@@ -208,15 +218,14 @@ func (h *header) commonPrefix(line []byte) (after int, found bool) {
 	if isCPUTok(pw) {
 		qe := spaceStart(line, ps)
 		qs := wordStart(line, qe)
-		if qs == qe || qs == 0 || !isPidTok(line[qs:qe]) {
+		if qs == qe || qs == 0 || !h.takePid(line[qs:qe]) {
 			return 0, false
 		}
 		h.cpu, _ = atoi(pw[1 : len(pw)-1])
-		pw, ps = line[qs:qe], qs
-	} else if !isPidTok(pw) {
+		ps = qs
+	} else if !h.takePid(pw) {
 		return 0, false
 	}
-	h.setPid(pw)
 	h.comm = bytes.TrimSpace(line[:ps])
 	h.time, h.hasTime = ns, true
 	return c + 1, true

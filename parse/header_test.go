@@ -249,3 +249,38 @@ func TestReaderInputEdges(t *testing.T) {
 		},
 	})
 }
+
+// TestReaderSampleEnds: sample headers that end alike and differently
+// in turn (the end after the time is read by comparison with the last
+// one's when it is the same): each keeps its own period, event, payload
+// and one-line frame.
+func TestReaderSampleEnds(t *testing.T) {
+	f := fr{"400", "f", "", "/x", false}
+	runReadCases(t, []readCase{{
+		name: "ends alike, then not, then alike again",
+		in: "a 1 1.0: 1001001 cpu-clock: \n\n" +
+			"a 1 2.0: 1001001 cpu-clock: \n\n" +
+			"a 1 3.0: 7 cycles: \n\n" +
+			"a 1 4.0: 1001001 cpu-clock: 400 f (/x)\n\n" +
+			"a 1 5.0: 1001001 cpu-clock: 400 f (/x)\n\n" +
+			"a 1 6.0: 1001001 cpu-clock: \n\n" +
+			"a 1 7.0: 1001001 sched:x: p=1\n\n" +
+			"a 1 8.0: 1001001 sched:x: p=2\n\n" +
+			"a 1 9.0: cpu-clock: \n\n" +
+			"a 1 10.0: 1001001 cpu-clock: \n\n" +
+			"a 1 11.0: 2002002 cpu-clock: \n\n",
+		want: []rec{
+			sample(1, "a", -1, 1, -1, 1e9, 1001001, "cpu-clock"),
+			sample(3, "a", -1, 1, -1, 2e9, 1001001, "cpu-clock"),
+			sample(5, "a", -1, 1, -1, 3e9, 7, "cycles"),
+			sample(7, "a", -1, 1, -1, 4e9, 1001001, "cpu-clock", f),
+			sample(9, "a", -1, 1, -1, 5e9, 1001001, "cpu-clock", f),
+			sample(11, "a", -1, 1, -1, 6e9, 1001001, "cpu-clock"),
+			withPayload(sample(13, "a", -1, 1, -1, 7e9, 1001001, "sched:x"), "p=1"),
+			withPayload(sample(15, "a", -1, 1, -1, 8e9, 1001001, "sched:x"), "p=2"),
+			sample(17, "a", -1, 1, -1, 9e9, 0, "cpu-clock"),
+			sample(19, "a", -1, 1, -1, 10e9, 1001001, "cpu-clock"),
+			sample(21, "a", -1, 1, -1, 11e9, 2002002, "cpu-clock"),
+		},
+	}})
+}

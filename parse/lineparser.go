@@ -37,11 +37,17 @@ type lineParser struct {
 	started  bool // the first scan has looked at the input's first bytes
 	perfData bool // the input is a perf.data file: nothing was read
 
+	lastEnd sampleEnd // the last sample header's end, read
+
 	tab *frameTable // distinct stack lines, parsed (frametab.go)
-	// next[id] is the ID of the frame that came after frame id last
-	// time (next[0]: a sample's first), last the current sample's last
-	// frame's: a stack line is compared with its guess before it is
-	// looked up (three in four guesses are right in a go build trace).
+	frameGuess
+}
+
+// frameGuess is what a stack line is compared with before it is looked
+// up (three in four guesses are right in a go build trace): next[id] is
+// the ID of the frame that came after frame id last time (next[0]: a
+// sample's first), last the current sample's last frame's.
+type frameGuess struct {
 	next []uint32
 	last uint32
 }
@@ -359,7 +365,13 @@ func (p *lineParser) header(line []byte) bool {
 	lineNo := p.lineNo
 	// Parsed where it lies (in the read buffer, hot); what a record keeps
 	// of it is copied to the arena (own) where it must outlive the line.
-	h, ok := parseHeader(line)
+	var h header
+	after, ok := h.prefix(line)
+	if ok && !p.lastEnd.read(&h, line[after:]) {
+		if ok = h.tail(line[after:]); ok && h.sideband == nil {
+			p.lastEnd.remember(&h, line[after:])
+		}
+	}
 	if !ok && isRoundLine(line) {
 		p.rec = Record{Kind: KindRound, Line: lineNo, PID: -1, TID: -1, CPU: -1}
 		return true

@@ -1,0 +1,93 @@
+package parse
+
+// What most header lines take: their pid word read in one pass, and the
+// end of a sample header read by comparing it with the last one's.
+
+// takePid is isPidTok and then setPid in one pass over w; false, h
+// unchanged, when w is no pid token.
+func (h *header) takePid(w []byte) bool {
+	a, i, okA := pidPart(w, 0)
+	if i == 0 {
+		return false
+	}
+	b, okB := a, okA
+	if i < len(w) {
+		if w[i] != '/' {
+			return false
+		}
+		var j int
+		if b, j, okB = pidPart(w, i+1); j == i+1 || j < len(w) {
+			return false
+		}
+	} else {
+		a = -1 // no pid: the number is the tid
+	}
+	h.hasTID = true
+	h.pid, h.tid = a, b
+	if !okA || !okB {
+		h.pid, h.tid, h.pidRange = -1, -1, true
+	}
+	return true
+}
+
+// pidPart reads a pid or tid (see pidNum) at w[i:], up to a '/' or the
+// end: its value, the offset after it (i: none) and false when it has
+// too many digits for atoi.
+func pidPart(w []byte, i int) (n, end int, ok bool) {
+	if i+1 < len(w) && w[i] == '-' && w[i+1] == '1' && (i+2 == len(w) || w[i+2] == '/') {
+		return -1, i + 2, true
+	}
+	j := i
+	for j < len(w) && isDigit(w[j]) {
+		n = n*10 + int(w[j]-'0')
+		j++
+	}
+	if j < len(w) && w[j] != '/' {
+		return 0, i, true // not a number
+	}
+	return n, j, j-i <= maxPidDigits
+}
+
+// sampleEnd is the end of a sample header (after its time) and what tail
+// read in it; a trace's sample headers mostly end alike (one event, one
+// period: "    1001001 cpu-clock: " in all 48 k of a go build's), so
+// that the next one is read by a comparison.
+type sampleEnd struct {
+	text        []byte
+	period      uint64
+	hasPeriod   bool
+	event, rest [2]int // where they are in text
+	ok          bool
+}
+
+// read sets h's period, event and rest from end, a header's text after
+// its prefix, when it is the text remembered; false when it is not.
+func (e *sampleEnd) read(h *header, end []byte) bool {
+	if !e.ok || string(end) != string(e.text) {
+		return false
+	}
+	h.period, h.hasPeriod = e.period, e.hasPeriod
+	h.event = end[e.event[0]:e.event[1]]
+	if e.rest[1] > e.rest[0] {
+		h.rest = end[e.rest[0]:e.rest[1]]
+	}
+	return true
+}
+
+// remember keeps end, a sample header's text after its prefix, and what
+// tail read in it into h.
+func (e *sampleEnd) remember(h *header, end []byte) {
+	e.text = append(e.text[:0], end...)
+	e.period, e.hasPeriod = h.period, h.hasPeriod
+	e.event, e.rest = span32(end, h.event), span32(end, h.rest)
+	e.ok = true
+}
+
+// span32 returns where sub, a slice of b (or empty), is in it.
+func span32(b, sub []byte) [2]int {
+	if len(sub) == 0 {
+		return [2]int{}
+	}
+	start := cap(b) - cap(sub) // sub shares b's end of capacity
+	return [2]int{start, start + len(sub)}
+}
