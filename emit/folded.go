@@ -69,13 +69,9 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 	// Lines are built in one buffer, written when it holds 64 KiB.
 	const flushAt = 1 << 16
 	b := make([]byte, 0, flushAt+4096)
+	var last lastLine
 	for _, l := range lines {
-		for i, nid := range l.frames {
-			if i > 0 {
-				b = append(b, ';')
-			}
-			b = append(b, s.Name(nid)...)
-		}
+		b = last.build(b, s, l.frames)
 		b = append(b, ' ')
 		b = strconv.AppendUint(b, l.n, 10)
 		b = append(b, '\n')
@@ -84,10 +80,47 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 				return err
 			}
 			b = b[:0]
+			last.frames = nil
 		}
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// lastLine is the stack of the folded line last built and where its
+// names end in the buffer. Sorted lines share long prefixes
+// (comm;runtime.goexit;runtime.main;...): the names a line has in common
+// with the one before it are copied from that line in one piece, not
+// name by name.
+type lastLine struct {
+	frames []uint32 // nil: not in the buffer
+	start  int      // where the line starts in the buffer
+	ends   []int    // ends[i]: the offset after its name i
+}
+
+// build appends the names of stack frames, joined with ';', to b.
+func (l *lastLine) build(b []byte, s *Stacks, frames []uint32) []byte {
+	k := 0
+	for k < len(frames) && k < len(l.frames) && frames[k] == l.frames[k] {
+		k++
+	}
+	start := len(b)
+	if k > 0 {
+		b = append(b, b[l.start:l.ends[k-1]]...)
+		for i := range k {
+			l.ends[i] += start - l.start
+		}
+	}
+	l.ends = l.ends[:k]
+	for i := k; i < len(frames); i++ {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = append(b, s.Name(frames[i])...)
+		l.ends = append(l.ends, len(b))
+	}
+	l.frames, l.start = frames, start
+	return b
 }
 
 // ranks orders stacks as cmpJoined does, by a table lookup per frame: a

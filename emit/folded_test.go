@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +153,36 @@ func TestFoldedManyLines(t *testing.T) {
 	}
 	if got := folded(t, s, &tot, emit.Wall); got != wantWall.String() {
 		t.Errorf("wall: first difference at line %d", firstDiffLine(got, wantWall.String()))
+	}
+}
+
+// TestFoldedSharedPrefixes: random stacks over a few names, so that
+// lines share prefixes of every length, one line is another's prefix,
+// and the output is over 64 KiB (written in parts): each line is its
+// names joined with ';', as strings.Join makes them, sorted as strings.
+func TestFoldedSharedPrefixes(t *testing.T) {
+	s := emit.NewStacks(emit.NameOptions{})
+	var tot emit.Totals
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"a", "ab", "b", "main", "runtime.goexit", "x.(*T).f"}
+	count := map[string]int{}
+	for n := 0; n < 8000; n++ {
+		stack := []string{"comm"}
+		for d := rng.IntN(12); d > 0; d-- {
+			stack = append(stack, names[rng.IntN(len(names))])
+		}
+		tot.Add(chain(s, stack...), 1, 1)
+		count[strings.Join(stack, ";")]++
+	}
+	var want strings.Builder
+	for _, line := range slices.Sorted(maps.Keys(count)) {
+		fmt.Fprintf(&want, "%s %d\n", line, count[line])
+	}
+	if want.Len() < 1<<16 {
+		t.Fatalf("%d bytes: not more than a buffer", want.Len())
+	}
+	if got := folded(t, s, &tot, emit.Wall); got != want.String() {
+		t.Errorf("first difference at line %d", firstDiffLine(got, want.String()))
 	}
 }
 
