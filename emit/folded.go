@@ -95,7 +95,7 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 type lastLine struct {
 	frames []uint32 // nil: not in the buffer
 	start  int      // where the line starts in the buffer
-	ends   []int    // ends[i]: the offset after its name i
+	ends   []int    // ends[i]: the offset after its name i, from start
 }
 
 // build appends the names of stack frames, joined with ';', to b.
@@ -106,10 +106,7 @@ func (l *lastLine) build(b []byte, s *Stacks, frames []uint32) []byte {
 	}
 	start := len(b)
 	if k > 0 {
-		b = append(b, b[l.start:l.ends[k-1]]...)
-		for i := range k {
-			l.ends[i] += start - l.start
-		}
+		b = append(b, b[l.start:l.start+l.ends[k-1]]...)
 	}
 	l.ends = l.ends[:k]
 	for i := k; i < len(frames); i++ {
@@ -117,7 +114,7 @@ func (l *lastLine) build(b []byte, s *Stacks, frames []uint32) []byte {
 			b = append(b, ';')
 		}
 		b = append(b, s.Name(frames[i])...)
-		l.ends = append(l.ends, len(b))
+		l.ends = append(l.ends, len(b)-start)
 	}
 	l.frames, l.start = frames, start
 	return b
