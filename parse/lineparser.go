@@ -511,20 +511,31 @@ func (p *lineParser) tabled(id uint32) {
 	if p.keep {
 		p.refs = append(p.refs, id)
 	} else {
-		p.tableFrame(id)
+		p.tableFrame(p.tab.entry(id), id)
 	}
 }
 
-// tableFrame appends the table's frame id to the sample's frames, made
-// in place.
-func (p *lineParser) tableFrame(id uint32) {
+// guessed adds the table's frame id, the guess (next[last]), entry e,
+// to the sample: the guess needs no recording.
+func (p *lineParser) guessed(e *tabEntry, id uint32) {
+	p.last = id
+	if p.keep {
+		p.refs = append(p.refs, id)
+	} else {
+		p.tableFrame(e, id)
+	}
+}
+
+// tableFrame appends the table's frame id, entry e, to the sample's
+// frames, made in place.
+func (p *lineParser) tableFrame(e *tabEntry, id uint32) {
 	n := len(p.frames)
 	if n < cap(p.frames) {
 		p.frames = p.frames[:n+1]
 	} else {
 		p.frames = append(p.frames, Frame{})
 	}
-	p.tab.entry(id).fill(&p.frames[n], id)
+	e.fill(&p.frames[n], id)
 }
 
 // guess returns the ID of the frame that followed the sample's last
