@@ -200,13 +200,9 @@ func (h *header) commonPrefix(line []byte) (after int, found bool) {
 	if c < 0 || c+1 < len(line) && !isSpace(line[c+1]) {
 		return 0, false // none, or not the end of a word
 	}
-	s := wordStart(line, c)
+	s, ns, ok := timeBefore(line, c)
 	// At most 60 words before the time: timedPrefix reads 64.
-	if s == 0 || s > 120 || !isDigit(line[s]) {
-		return 0, false
-	}
-	ns, ok := parseTime(line[s : c+1])
-	if !ok {
+	if !ok || s == 0 || s > 120 {
 		return 0, false
 	}
 	pe := spaceStart(line, s)
@@ -226,9 +222,52 @@ func (h *header) commonPrefix(line []byte) (after int, found bool) {
 	} else if !h.takePid(pw) {
 		return 0, false
 	}
-	h.comm = bytes.TrimSpace(line[:ps])
+	h.comm = trimComm(line, ps)
 	h.time, h.hasTime = ns, true
 	return c + 1, true
+}
+
+// timeBefore reads the word that ends at line[c], a ':', as parseTime
+// does, from its end: s is where the word starts; ok is false when it
+// is no time (or is glued to what precedes it).
+func timeBefore(line []byte, c int) (s int, ns int64, ok bool) {
+	dot := c
+	for dot > 0 && isDigit(line[dot-1]) {
+		dot--
+	}
+	frac := c - dot
+	if dot--; dot < 1 || line[dot] != '.' || frac < 1 || frac > 9 {
+		return 0, 0, false
+	}
+	s = dot
+	for s > 0 && isDigit(line[s-1]) {
+		s--
+	}
+	if s == dot || dot-s > maxPidDigits || s > 0 && !isSpace(line[s-1]) {
+		return 0, 0, false
+	}
+	var sec int64
+	for _, d := range line[s:dot] {
+		sec = sec*10 + int64(d-'0')
+	}
+	for _, d := range line[dot+1 : c] {
+		ns = ns*10 + int64(d-'0')
+	}
+	for ; frac < 9; frac++ {
+		ns *= 10
+	}
+	return s, sec*1e9 + ns, sec <= 1<<33
+}
+
+// trimComm is bytes.TrimSpace(line[:ps]), where ps > 0 starts a word
+// after blanks: without its Unicode decoding when the comm starts and
+// ends with an ASCII byte that is no space.
+func trimComm(line []byte, ps int) []byte {
+	e := spaceStart(line, ps)
+	if e > 0 && line[0] > ' ' && line[0] < 0x80 && line[e-1] > ' ' && line[e-1] < 0x80 {
+		return line[:e]
+	}
+	return bytes.TrimSpace(line[:ps])
 }
 
 // wordStart is where the word that ends at end (exclusive) starts.
