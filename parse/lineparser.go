@@ -307,14 +307,14 @@ func (p *lineParser) scan() bool {
 			if p.sampleBad {
 				continue
 			}
-			if p.stackLine(line) {
+			if p.stackLine(line, true) {
 				return true // an error
 			}
 			continue
 		}
 		if p.inSample && isBareFrame(line) {
 			// perf 3.2 printed stack lines without leading whitespace.
-			if !p.sampleBad && p.stackLine(line) {
+			if !p.sampleBad && p.stackLine(line, true) {
 				return true
 			}
 			continue
@@ -443,8 +443,9 @@ func (p *lineParser) header(line []byte) bool {
 }
 
 // stackLine adds a frame to the sample; it returns true when the line is
-// bad (the current record is then the error).
-func (p *lineParser) stackLine(line []byte) bool {
+// bad (the current record is then the error). guess false: the line is
+// known not to be the guess (stackRun tried it).
+func (p *lineParser) stackLine(line []byte, guess bool) bool {
 	if p.tooDeep() {
 		p.syntaxError(line, fmt.Sprintf("a stack of over %d frames or %d MiB (perf's callchains have at most kernel.perf_event_max_stack frames, 127 by default, and their inlined ones): a corrupt or endless sample; it is dropped", MaxSampleFrames, maxSampleBytes>>20))
 		p.rec.Err.OverLimit, p.sampleBad = true, true
@@ -456,10 +457,12 @@ func (p *lineParser) stackLine(line []byte) bool {
 		return true
 	}
 	t := p.tab
-	if id := p.guess(line); id != 0 {
-		// The guess was right: the frame's entry, without a lookup.
-		p.tabled(id)
-		return false
+	if guess {
+		if id := p.guess(line); id != 0 {
+			// The guess was right: the frame's entry, without a lookup.
+			p.tabled(id)
+			return false
+		}
 	}
 	id, ok, at := t.lookup(line, t.hash(line))
 	if !ok && t.takes(line) {

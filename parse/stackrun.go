@@ -22,7 +22,7 @@ func (p *lineParser) stackRun() bool {
 			p.lineNo++
 			p.long.over = 0
 			if p.tooDeep() {
-				return p.stackLine(win[:n]) // the error
+				return p.stackLine(win[:n], true) // the error
 			}
 			p.guessed(e, id)
 			continue
@@ -35,7 +35,8 @@ func (p *lineParser) stackRun() bool {
 		p.src.crFree -= i + 1
 		p.lineNo++
 		p.long.over = 0
-		if p.stackLine(win[:i]) {
+		// Not the guess: guessAhead takes every line that is, here.
+		if p.stackLine(win[:i], false) {
 			return true
 		}
 	}
