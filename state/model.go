@@ -20,12 +20,13 @@ import (
 // before its records count, the silence limit (from the first sample),
 // the span, and the warnings about what the trace lacks.
 type Model struct {
-	t      *tracker
-	ready  []Weighted
-	trans  []Transition
-	splits []Split
-	closed bool
-	offCPU bool // Options.OffCPU: shares are released
+	t       *tracker
+	ready   []Weighted
+	trans   []Transition
+	splits  []Split
+	closed  bool
+	offCPU  bool // Options.OffCPU: shares are released
+	cpuOnly bool // Options.CPUOnly: no thread is tracked
 
 	scope        Scope // decided scope (Auto until decided)
 	scopePending bool
@@ -94,6 +95,14 @@ type Options struct {
 	// OrderWindow is how long (trace time) a record waits for earlier
 	// ones before the text shows a round record (0: orderWindow).
 	OrderWindow int64
+	// CPUOnly is for a caller that reads of each sample only its period,
+	// stack, time and thread (a CPU profile): no thread is tracked, a
+	// sample is released at its turn in time order with parallelism 0,
+	// its pid as its record gave it, group 0. The records are still put
+	// in time order (the span, segments, StepsBack) and LOST records
+	// counted; Warnings says only what concerns the input. Not with tree
+	// scope (its samples are the tree's), OffCPU, Splits or Timeline.
+	CPUOnly bool
 }
 
 // lookaheadNs is how far (in trace time) events wait in process scope so
@@ -141,6 +150,7 @@ func NewModel(o Options) *Model {
 		cfg.ReleaseOff = m.releaseOff
 	}
 	m.offCPU = o.OffCPU
+	m.cpuOnly = o.CPUOnly
 	if o.Timeline {
 		cfg.OnTransition = func(tr Transition) { m.trans = append(m.trans, tr) }
 	}
@@ -203,7 +213,30 @@ func (m *Model) enter(e *Event) {
 			m.t.setSplitWindow(m.splitWindow(m.first))
 		}
 	}
+	if m.cpuOnly {
+		m.enterCPU(e)
+		return
+	}
 	m.t.add(e)
+}
+
+// enterCPU is enter for Options.CPUOnly: a sample goes out at once (no
+// parallelism to wait for), a LOST record is counted; the tracker sees
+// nothing else, so it holds no thread.
+func (m *Model) enterCPU(e *Event) {
+	switch e.Kind {
+	case KindSample:
+		if e.Ref < 0 {
+			return // another event's, or unwanted
+		}
+		pid := e.PID
+		if pid < 0 && e.TID == 0 {
+			pid = 0 // as release has it
+		}
+		m.ready = append(m.ready, Weighted{Time: e.Time, PID: pid, TID: e.TID, CPU: e.CPU, Period: e.Period, Ref: e.Ref})
+	case KindLost:
+		m.t.add(e)
+	}
 }
 
 // Ready returns the samples released since the last call, in input order
@@ -441,6 +474,9 @@ func (m *Model) Seed(pid, tid, ppid int) { m.t.seed(pid, tid, ppid) }
 // Warnings says what the trace lacks for exact answers, one line each,
 // with what to record; call it after Close.
 func (m *Model) Warnings() []string {
+	if m.cpuOnly {
+		return m.inputWarnings()
+	}
 	var ws []string
 	st := m.t.counts()
 	if m.profiled > 0 && st.Switches == 0 {
@@ -462,8 +498,8 @@ func (m *Model) Warnings() []string {
 	if m.scope == Tree && st.UnknownPID > 0 {
 		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid,+ip,+sym,+symoff,+dso and --show-task-events to perf script", st.UnknownPID))
 	}
-	if st.LostEvents > 0 {
-		ws = append(ws, fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9))
+	if w := lostWarning(&st); w != "" {
+		ws = append(ws, w)
 	}
 	if st.StaleRecords > 0 {
 		ws = append(ws, fmt.Sprintf("%d record(s) were written out of order by CPUs whose clocks disagree (by up to %.0f µs): they were taken in their true order where the records show it, and a sample printed that close to another thread's switch may count it wrongly; record with a clock all CPUs share (perf record -k mono)", st.StaleRecords, float64(st.StaleBy)/1e3))
@@ -478,4 +514,28 @@ func (m *Model) Warnings() []string {
 		ws = append(ws, fmt.Sprintf("%s (silence says nothing) and there are no task events, so thread ends are unknown: threads that exit without a record count as running until the end; add --show-task-events to perf script", m.noGapReason))
 	}
 	return ws
+}
+
+// inputWarnings are Warnings for Options.CPUOnly: what the input lost or
+// could not put in order. The others concern the parallelism (switch
+// and task records, processes named late, clocks that disagree, quiet
+// threads forgotten), which a CPU profile does not weigh by.
+func (m *Model) inputWarnings() []string {
+	var ws []string
+	st := m.t.counts()
+	if w := lostWarning(&st); w != "" {
+		ws = append(ws, w)
+	}
+	if w := m.seg.ord.warning(); w != "" {
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// lostWarning says how many records perf lost ("": none).
+func lostWarning(st *stats) string {
+	if st.LostEvents == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9)
 }

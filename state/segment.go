@@ -21,7 +21,7 @@ func (m *Model) arrive(e *Event, named bool) {
 		m.seg.ord.step(e)
 		m.endSegment()
 	}
-	if m.ahead {
+	if m.ahead && !m.cpuOnly { // (a CPU profile learns no process)
 		// Look ahead: what a record says of processes is known before
 		// the records before it count.
 		m.hint(e)
