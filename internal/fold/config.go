@@ -67,7 +67,7 @@ const pipeLookahead = 1e9
 // modelOptions are the model's options for the run.
 func (c *Config) modelOptions(in *Input) state.Options {
 	mo := state.Options{Scope: c.Scope, OffCPU: c.OffCPU, Splits: c.Summary || c.Output.Format == emit.Summary,
-		SplitWindow: c.Filter.splitWindow(), Timeline: c.Output.Format.Streams()}
+		SplitWindow: c.Filter.splitWindow(), Timeline: c.Output.Format.Streams(), CPUOnly: c.cpuProfile()}
 	if pid, err := strconv.Atoi(c.Tree); err == nil && pid > 0 {
 		mo.TreePID = pid
 	} else {
@@ -77,6 +77,21 @@ func (c *Config) modelOptions(in *Input) state.Options {
 		mo.Lookahead = pipeLookahead // a pipe (or a FIFO, <(...)) is read once
 	}
 	return mo
+}
+
+// cpuProfile reports a run whose output weighs each sample by its period
+// alone: folded with --weight=cpu (svg and top show wall time too, pprof
+// keeps both). Its samples need no thread model (state.Options.CPUOnly),
+// unless something reads what only the model knows: a sample's
+// parallelism (--parallelism, --parallelism-frame), its process when the
+// record has no pid column (--pids, --pid and --tid roots), its group
+// (--tree) or the time off CPU and the groups' splits (--off-cpu,
+// --summary).
+func (c *Config) cpuProfile() bool {
+	o := &c.Output
+	f := &c.Filter
+	return o.Format == emit.Folded && o.Weight == emit.CPU && !o.ParallelismFrame && !o.PID && !o.TID &&
+		f.Parallelism.ranges == nil && f.PIDs.ranges == nil && c.Tree == "" && !c.OffCPU && !c.Summary
 }
 
 // checkMerge refuses --merge=comm beside what splits the groups it joins

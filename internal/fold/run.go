@@ -74,6 +74,10 @@ func New(cfg Config, in Input) (*Run, error) {
 	r.win = window{filter: &r.cfg.Filter, split: int64(cfg.Split),
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
+	if cfg.cpuProfile() {
+		// Spin-waits and cut stacks are told by their wall time.
+		r.spin, r.short.off = nil, true
+	}
 	if cfg.Summary && cfg.Output.Format != emit.Summary {
 		r.sum = emit.NewSummarizer()
 	}

@@ -72,11 +72,12 @@ type shortStacks struct {
 	// how many samples of each.
 	total, cut     float64
 	samples, short int
+	off            bool // a CPU profile: no wall time to judge by
 }
 
 // see judges the stack the output interned as ref, once.
 func (c *shortStacks) see(ref int, frames []parse.Frame) {
-	if ref < 0 || ref >= maxSpinRefs {
+	if c.off || ref < 0 || ref >= maxSpinRefs {
 		return
 	}
 	if ref >= len(c.byRef) {
@@ -117,6 +118,9 @@ func isCutStack(frames []parse.Frame) bool {
 
 // note counts a profiled sample of wall time wall at stack ref.
 func (c *shortStacks) note(ref int, wall float64) {
+	if c.off {
+		return
+	}
 	c.samples++
 	c.total += wall
 	if ref >= 0 && ref < len(c.byRef) && c.byRef[ref] == 2 {
