@@ -3,6 +3,7 @@ package fold
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,11 +143,16 @@ func isWallWarning(line string) bool {
 	return false
 }
 
-// inputWarnings are the lines of stderr that are not wall warnings.
+// cutStacks is the warning of stacks cut by the unwinder, by wall time
+// or (a CPU profile) by CPU time.
+const cutStacks = "do not reach a thread's start"
+
+// inputWarnings are the lines of stderr that are neither wall warnings
+// nor the cut stacks' (which a CPU profile weighs by CPU time).
 func inputWarnings(stderr string) []string {
 	var ws []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if l != "" && !isWallWarning(l) {
+		if l != "" && !isWallWarning(l) && !strings.Contains(l, cutStacks) {
 			ws = append(ws, l)
 		}
 	}
@@ -157,7 +163,7 @@ func inputWarnings(stderr string) []string {
 // model, has each stack at the sum of its samples' periods (counted here
 // from the records) on every shipped trace, the same bytes as the run
 // through the model, and the same warnings but those of the wall
-// estimate.
+// estimate (the cut stacks' on the same traces, by CPU time).
 func TestCPUProfileNoModel(t *testing.T) {
 	cfg := Config{Output: emit.Options{Format: emit.Folded, Weight: emit.CPU}}
 	through := modelPath(t, cfg)
@@ -192,6 +198,9 @@ func TestCPUProfileNoModel(t *testing.T) {
 				t.Errorf("%s: a CPU profile warns of the wall estimate: %s", path, l)
 			}
 		}
+		if strings.Contains(fastErr, cutStacks) != strings.Contains(modelErr, cutStacks) {
+			t.Errorf("%s: the cut stacks' warning by CPU time differs from the one by wall time:\n%s\nwant\n%s", path, fastErr, modelErr)
+		}
 		if a, b := strings.Join(inputWarnings(fastErr), "\n"), strings.Join(inputWarnings(modelErr), "\n"); a != b {
 			t.Errorf("%s: the input's warnings differ from the model run's:\n%s\nwant\n%s", path, a, b)
 		}
@@ -217,5 +226,22 @@ func TestCPUProfileInputWarnings(t *testing.T) {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("no warning %q in:\n%s", w, stderr)
 		}
+	}
+}
+
+// A CPU profile of stacks cut by the unwinder says so by CPU time: the
+// warning names the samples as counted here, the CPU time (1 ms periods
+// of cpu-clock) and both remedies.
+func TestCPUProfileCutStacks(t *testing.T) {
+	text := readTrace(t, filepath.Join("testdata", "shortstack", "omitfp.g.txt.gz"))
+	samples, cut := countCutStacks(text)
+	_, stderr, err := runText(t, string(text), Config{Output: emit.Options{Format: emit.Folded, Weight: emit.CPU}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%% of the CPU time (%.3f s of ", float64(cut)*0.001001001)
+	if strings.Count(stderr, cutStacks) != 1 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, fmt.Sprintf("%d of %d samples", cut, samples)) || !strings.Contains(stderr, "--call-graph dwarf") {
+		t.Fatalf("want one warning with %q, %d of %d samples, got:\n%s", want, cut, samples, stderr)
 	}
 }

@@ -75,8 +75,9 @@ func New(cfg Config, in Input) (*Run, error) {
 		deferAll: cfg.Filter.Time.Percent() && cfg.Filter.End == 0}
 	r.splitWhole = cfg.Filter.Time.set && cfg.Filter.splitWindow() == nil
 	if cfg.cpuProfile() {
-		// Spin-waits and cut stacks are told by their wall time.
-		r.spin, r.short.off = nil, true
+		// Spin-waits weigh nothing but wall time; cut stacks are
+		// weighed by the CPU time they hold.
+		r.spin, r.short.cpu = nil, true
 	}
 	if cfg.Summary && cfg.Output.Format != emit.Summary {
 		r.sum = emit.NewSummarizer()

@@ -21,8 +21,9 @@ import (
 // thread's function, hold whole stacks of one or two functions.
 const shortStackMaxFrames = 3
 
-// shortStackShare: the warning comes when more of the wall time on CPU
-// than this sits in cut stacks: the profile then mostly lacks its callers.
+// shortStackShare: the warning comes when more of the wall time on CPU (a
+// CPU profile's CPU time) than this sits in cut stacks: the profile then
+// mostly lacks its callers.
 const shortStackShare = 0.5
 
 // shortStackMinSamples: fewer profiled samples say too little to warn.
@@ -62,7 +63,7 @@ func rootName(sym []byte) string {
 	return strings.TrimPrefix(s, "__GI_")
 }
 
-// shortStacks counts the wall time on CPU in cut stacks. Its verdicts
+// shortStacks counts the wall time on CPU (CPU time) in cut stacks. Its verdicts
 // are kept by the output's stack handle, asked once per stack: a sample
 // costs an index, not a walk of its frames.
 type shortStacks struct {
@@ -72,12 +73,14 @@ type shortStacks struct {
 	// how many samples of each.
 	total, cut     float64
 	samples, short int
-	off            bool // a CPU profile: no wall time to judge by
+	// cpu: a CPU profile, which has no wall time: the same shares by
+	// CPU time (what the profile weighs).
+	cpu bool
 }
 
 // see judges the stack the output interned as ref, once.
 func (c *shortStacks) see(ref int, frames []parse.Frame) {
-	if c.off || ref < 0 || ref >= maxSpinRefs {
+	if ref < 0 || ref >= maxSpinRefs {
 		return
 	}
 	if ref >= len(c.byRef) {
@@ -116,10 +119,11 @@ func isCutStack(frames []parse.Frame) bool {
 	return n > 0 && !entryPoints[rootName(frames[root].Sym)]
 }
 
-// note counts a profiled sample of wall time wall at stack ref.
-func (c *shortStacks) note(ref int, wall float64) {
-	if c.off {
-		return
+// note counts a profiled sample of wall time wall (CPU time period in a
+// CPU profile) at stack ref.
+func (c *shortStacks) note(ref int, wall float64, period uint64) {
+	if c.cpu {
+		wall = float64(period)
 	}
 	c.samples++
 	c.total += wall
@@ -143,6 +147,10 @@ func (c *shortStacks) warning(names emit.Namer, format func(float64) string) str
 		}
 	}
 	stack := strings.Join(append([]string{names.Comm(uint32(top))}, names.Frames(uint32(top))...), ";")
-	return fmt.Sprintf("%.1f %% of the wall time on CPU (%s of %s, %d of %d samples) is in stacks of 1-%d frames that do not reach a thread's start (main, start_thread, runtime.goexit...), the heaviest %s (%s): the unwinder stopped at code built without frame pointers, so callers are missing. Record with --call-graph dwarf (perf record --call-graph dwarf: a larger perf.data, a slower perf script), or build with -fno-omit-frame-pointer",
-		100*c.cut/c.total, format(c.cut), format(c.total), c.short, c.samples, shortStackMaxFrames, stack, format(c.wall[top]))
+	time := "wall time on CPU"
+	if c.cpu {
+		time = "CPU time"
+	}
+	return fmt.Sprintf("%.1f %% of the %s (%s of %s, %d of %d samples) is in stacks of 1-%d frames that do not reach a thread's start (main, start_thread, runtime.goexit...), the heaviest %s (%s): the unwinder stopped at code built without frame pointers, so callers are missing. Record with --call-graph dwarf (perf record --call-graph dwarf: a larger perf.data, a slower perf script), or build with -fno-omit-frame-pointer",
+		100*c.cut/c.total, time, format(c.cut), format(c.total), c.short, c.samples, shortStackMaxFrames, stack, format(c.wall[top]))
 }

@@ -95,7 +95,7 @@ func (r *Run) takeCPU(w *state.Weighted) {
 		r.idle.period += w.Period
 	}
 	r.spin.note(w, wall)
-	r.short.note(w.Ref, wall)
+	r.short.note(w.Ref, wall, w.Period)
 	s := r.sampleOf(w)
 	s.Parallelism, s.Period, s.Wall, s.Window = w.Parallelism, w.Period, wall, r.window(w.Time)
 	s.Spin = w.Spin
