@@ -12,8 +12,8 @@ type Stacks struct {
 	names  []string
 	nameID map[string]uint32
 
-	frameIDs   []uint32          // flat: the name ids of cached frames
-	frameCache map[string][2]int // raw frame key -> (start, n) in frameIDs
+	frameIDs []uint32 // flat: the name ids of cached frames
+	frames   frameKeys
 
 	stacks seqSet // name ids, root first
 
@@ -34,10 +34,10 @@ type frameLoc struct{ start, n1 uint32 }
 // NewStacks returns an empty interner that names frames with o.
 func NewStacks(o NameOptions) *Stacks {
 	return &Stacks{
-		opts:       o,
-		nameID:     make(map[string]uint32),
-		frameCache: make(map[string][2]int),
-		stacks:     newSeqSet(),
+		opts:   o,
+		nameID: make(map[string]uint32),
+		frames: newFrameKeys(),
+		stacks: newSeqSet(),
 	}
 }
 
@@ -83,7 +83,7 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 			}
 		}
 		k := s.frameKey(f, java)
-		loc, ok := s.frameCache[string(k)]
+		loc, ok := s.frames.find(k)
 		if !ok {
 			s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
 			loc[0] = len(s.frameIDs)
@@ -91,7 +91,7 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 				s.frameIDs = append(s.frameIDs, s.intern(n))
 			}
 			loc[1] = len(s.names0)
-			s.frameCache[string(k)] = loc
+			s.frames.add(k, loc)
 		}
 		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
 		if byID && f.ID != 0 {
