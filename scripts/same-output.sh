@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Byte-for-byte comparison of two wallfold builds: every shipped trace and
 # corpus file, through every output and filter flag, from a file and from
-# stdin; stdout, stderr, the -o file and the exit status must agree.
+# stdin; stdout, stderr, the -o file and the exit status must agree, each
+# compared and counted on its own.
 #
 #   scripts/same-output.sh OLD_BINARY [NEW_BINARY]
 #
@@ -63,6 +64,7 @@ flagsets=(
 stdinsets=("" "-f svg" "-f trace" "-f top" "-f pprof" "-f summary" "--time=20%,70%" "--time=20%,70% -f pprof" "--strict --summary")
 
 runs=0 diffs=0
+declare -A bykey=([out]=0 [err]=0 [file]=0 [rc]=0)
 # one BIN INPUT MODE FLAGS -> files in $tmp/BIN.{out,err,file,rc}
 one() {
 	local tag=$1 bin=$2 in=$3 mode=$4 flags=$5
@@ -94,14 +96,17 @@ compare() {
 	one old "$old" "$in" "$mode" "$flags"
 	one new "$new" "$in" "$mode" "$flags"
 	runs=$((runs + 1))
+	local k differ=0
+	# Every key is compared: a stderr change must not hide one in stdout.
 	for k in out err file rc; do
 		if ! same "$k"; then
-			diffs=$((diffs + 1))
+			differ=1
+			bykey[$k]=$((bykey[$k] + 1))
 			echo "DIFFER ($k): $mode $in $flags"
 			if [ "$k" != file ]; then diff "$tmp/old.$k" "$tmp/new.$k" | head -5; fi
-			break
 		fi
 	done
+	diffs=$((diffs + differ))
 }
 for in in "${inputs[@]}"; do
 	[ -f "$in" ] || continue
@@ -115,5 +120,5 @@ printf 'PERFILE2\0\0\0binary' >"$tmp/perf.data"
 for in in "$tmp/folded.txt" "$tmp/perf.data" "$tmp/empty.txt"; do
 	for f in "" "--strict"; do compare "$in" file "$f"; done
 done
-echo "same-output: $runs runs compared, $diffs differ"
+echo "same-output: $runs runs compared, $diffs differ (stdout ${bykey[out]}, stderr ${bykey[err]}, -o file ${bykey[file]}, exit status ${bykey[rc]})"
 [ "$diffs" -eq 0 ]
