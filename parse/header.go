@@ -117,16 +117,6 @@ func pidNum(b []byte) (int, bool) {
 	return atoi(b)
 }
 
-func isPidNum(b []byte) bool { return string(b) == "-1" || allDigits(b) }
-
-// isPidTok reports whether tok is "TID" or "PID/TID".
-func isPidTok(tok []byte) bool {
-	if i := bytes.IndexByte(tok, '/'); i >= 0 {
-		return isPidNum(tok[:i]) && isPidNum(tok[i+1:])
-	}
-	return isPidNum(tok)
-}
-
 func isCPUTok(tok []byte) bool {
 	return len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' && allDigits(tok[1:len(tok)-1])
 }
@@ -308,9 +298,8 @@ func (h *header) timedPrefix(line []byte) (after int, found bool) {
 				}
 				if isCPUTok(pw) && n >= 2 {
 					pp := toks[(n-2)%4]
-					if isPidTok(line[pp.start:pp.end]) && (n >= 3 || pp.start > 0) {
+					if (n >= 3 || pp.start > 0) && h.takePid(line[pp.start:pp.end]) {
 						h.cpu, _ = atoi(pw[1 : len(pw)-1])
-						h.setPid(line[pp.start:pp.end])
 						h.comm = bytes.TrimSpace(line[:pp.start])
 						h.time, h.hasTime = ns, true
 						return t.end, true
@@ -318,8 +307,7 @@ func (h *header) timedPrefix(line []byte) (after int, found bool) {
 					if noTIDAt < 0 && !isPidTok(line[pp.start:pp.end]) {
 						noTIDAt, noTIDComm, noTIDCPU, noTIDTime = t.end, prev.start, prev, ns
 					}
-				} else if isPidTok(pw) && (n >= 2 || prev.start > 0) {
-					h.setPid(pw)
+				} else if (n >= 2 || prev.start > 0) && h.takePid(pw) {
 					h.comm = bytes.TrimSpace(line[:prev.start])
 					h.time, h.hasTime = ns, true
 					return t.end, true
@@ -377,10 +365,9 @@ func (h *header) miscPrefix(line []byte, toks *[4]token, n int) bool {
 	}
 	pid := toks[at%4]
 	// A comm is left of the pid, or the pid is right-aligned after spaces.
-	if !isPidTok(line[pid.start:pid.end]) || (at == 0 && pid.start == 0) {
+	if (at == 0 && pid.start == 0) || !h.takePid(line[pid.start:pid.end]) {
 		return false
 	}
-	h.setPid(line[pid.start:pid.end])
 	h.comm = bytes.TrimSpace(line[:pid.start])
 	if cpu.end >= 0 {
 		h.cpu, _ = atoi(line[cpu.start+1 : cpu.end-1])
@@ -395,8 +382,7 @@ func (h *header) untimedPrefix(line []byte) (after int, found bool) {
 	n := 0
 	for t := nextToken(line, 0); t.end >= 0; t = nextToken(line, t.end) {
 		w := line[t.start:t.end]
-		if n >= 1 && isPidTok(w) {
-			h.setPid(w)
+		if n >= 1 && h.takePid(w) {
 			h.comm = bytes.TrimSpace(line[:t.start])
 			after = t.end
 			if c := nextToken(line, after); c.end >= 0 && isCPUTok(line[c.start:c.end]) {
@@ -458,20 +444,6 @@ func (h *header) sampleTail(rest []byte) bool {
 	}
 	h.rest = bytes.TrimSpace(rest[end+1:])
 	return true
-}
-
-func (h *header) setPid(w []byte) {
-	h.hasTID = true
-	okPID, okTID := true, true
-	if i := bytes.IndexByte(w, '/'); i >= 0 {
-		h.pid, okPID = pidNum(w[:i])
-		h.tid, okTID = pidNum(w[i+1:])
-	} else {
-		h.tid, okTID = pidNum(w)
-	}
-	if !okPID || !okTID {
-		h.pid, h.tid, h.pidRange = -1, -1, true
-	}
 }
 
 // looksLikeHeader tells a right-aligned header ("    comm  123 1.5: ...")

@@ -1,33 +1,52 @@
 package parse
 
-// What most header lines take: their pid word read in one pass, and the
-// end of a sample header read by comparing it with the last one's.
+// What most header lines take: their pid word read in one pass (pidTok,
+// the one reader of pid words), and the end of a sample header read by
+// comparing it with the last one's.
 
-// takePid is isPidTok and then setPid in one pass over w; false, h
-// unchanged, when w is no pid token.
+// takePid sets h's pid and tid from w, a "TID" or "PID/TID" word (see
+// pidTok); false, h unchanged, when w is no such word.
 func (h *header) takePid(w []byte) bool {
+	pid, tid, ok, fits := pidTok(w)
+	if !ok {
+		return false
+	}
+	h.hasTID = true
+	h.pid, h.tid = pid, tid
+	if !fits {
+		h.pid, h.tid, h.pidRange = -1, -1, true
+	}
+	return true
+}
+
+// isPidTok reports whether tok is "TID" or "PID/TID".
+func isPidTok(tok []byte) bool {
+	_, _, ok, _ := pidTok(tok)
+	return ok
+}
+
+// pidTok reads a "TID" or "PID/TID" word (each a pidNum) in one pass:
+// ok is false when w is no such word, fits false when a number has more
+// digits than atoi takes (the word is then a pid token of no known
+// value); pid is -1 for a "TID".
+func pidTok(w []byte) (pid, tid int, ok, fits bool) {
 	a, i, okA := pidPart(w, 0)
 	if i == 0 {
-		return false
+		return 0, 0, false, false
 	}
 	b, okB := a, okA
 	if i < len(w) {
 		if w[i] != '/' {
-			return false
+			return 0, 0, false, false
 		}
 		var j int
 		if b, j, okB = pidPart(w, i+1); j == i+1 || j < len(w) {
-			return false
+			return 0, 0, false, false
 		}
 	} else {
 		a = -1 // no pid: the number is the tid
 	}
-	h.hasTID = true
-	h.pid, h.tid = a, b
-	if !okA || !okB {
-		h.pid, h.tid, h.pidRange = -1, -1, true
-	}
-	return true
+	return a, b, true, okA && okB
 }
 
 // pidPart reads a pid or tid (see pidNum) at w[i:], up to a '/' or the
