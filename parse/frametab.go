@@ -10,9 +10,10 @@ import (
 // A trace repeats few distinct stack lines many times (a 120 MB go build
 // trace: 1.05 M stack lines, 36 k distinct). frameTable keeps each
 // distinct line once, parsed, under an ID: a line seen before costs one
-// lookup (a hash of the line, a slot or two, one comparison) instead of a parse and a copy (or only a comparison, when
-// the reader guessed it: lineParser.guess), and callers can cache by ID
-// what they derive from a frame (Frame.ID). A concurrent Reader passes
+// lookup (a hash of the line, a slot or two, one comparison) instead of
+// a parse and a copy (or only a comparison, when the reader guessed it:
+// lineParser.guess), and callers can cache by ID what they derive from a
+// frame (Frame.ID). A concurrent Reader passes
 // IDs (4 bytes) from its producer to its consumer instead of Frames.
 //
 // The table stops growing at maxTableLines lines or maxTableBytes bytes of

@@ -17,10 +17,7 @@ func (p *lineParser) stackRun() bool {
 		win := p.src.win[p.src.off:]
 		if e, id, n := p.guessAhead(win); e != nil {
 			// The guessed line, whole: its end found without a search.
-			p.src.off += n + 1
-			p.src.crFree -= n + 1
-			p.lineNo++
-			p.long.over = 0
+			p.took(n)
 			if p.tooDeep() {
 				return p.stackLine(win[:n], true) // the error
 			}
@@ -31,15 +28,21 @@ func (p *lineParser) stackRun() bool {
 		if i <= 0 || i >= p.src.crFree || win[0] != '\t' || isBlankByte(win[i-1]) {
 			return false
 		}
-		p.src.off += i + 1
-		p.src.crFree -= i + 1
-		p.lineNo++
-		p.long.over = 0
+		p.took(i)
 		// Not the guess: guessAhead takes every line that is, here.
 		if p.stackLine(win[:i], false) {
 			return true
 		}
 	}
+}
+
+// took moves past a line of n bytes and its '\n' in the window, in the
+// stretch without CR, as nextLine would.
+func (p *lineParser) took(n int) {
+	p.src.off += n + 1
+	p.src.crFree -= n + 1
+	p.lineNo++
+	p.long.over = 0
 }
 
 // guessAhead returns the guessed frame (lineParser.guess), its entry e
