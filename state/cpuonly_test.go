@@ -51,6 +51,9 @@ func TestModelCPUOnly(t *testing.T) {
 	if !strings.Contains(ws, "1 PERF_RECORD_LOST record(s): 7 records lost") || strings.Contains(ws, "PERF_RECORD_SWITCH") {
 		t.Errorf("warnings:\n%s\nwant the lost records, not the switch records' absence", ws)
 	}
+	if strings.Contains(ws, "[lost]") || !strings.Contains(ws, "missing from this CPU profile") {
+		t.Errorf("warnings:\n%s\nwant the lost samples said missing: a CPU profile has no [lost] time", ws)
+	}
 	// The same trace twice: a step back.
 	m2 := NewModel(Options{Scope: Auto, CPUOnly: true})
 	for pass := 0; pass < 2; pass++ {

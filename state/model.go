@@ -498,8 +498,8 @@ func (m *Model) Warnings() []string {
 	if m.scope == Tree && st.UnknownPID > 0 {
 		ws = append(ws, fmt.Sprintf("--tree, but %d sampled thread(s) have no known process (no pid column, FORK or CPU-wide switch record names it): each is taken as its own process, outside the tree unless its tid is in it; add -F +pid,+ip,+sym,+symoff,+dso and --show-task-events to perf script", st.UnknownPID))
 	}
-	if w := lostWarning(&st); w != "" {
-		ws = append(ws, w)
+	if st.LostEvents > 0 {
+		ws = append(ws, lostCount(&st)+"; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none")
 	}
 	if st.StaleRecords > 0 {
 		ws = append(ws, fmt.Sprintf("%d record(s) were written out of order by CPUs whose clocks disagree (by up to %.0f µs): they were taken in their true order where the records show it, and a sample printed that close to another thread's switch may count it wrongly; record with a clock all CPUs share (perf record -k mono)", st.StaleRecords, float64(st.StaleBy)/1e3))
@@ -523,8 +523,9 @@ func (m *Model) Warnings() []string {
 func (m *Model) inputWarnings() []string {
 	var ws []string
 	st := m.t.counts()
-	if w := lostWarning(&st); w != "" {
-		ws = append(ws, w)
+	if st.LostEvents > 0 {
+		// No thread runs through a loss here: its samples are gone.
+		ws = append(ws, lostCount(&st)+": the samples in them are missing from this CPU profile; record with a larger buffer (perf record -m) to lose none")
 	}
 	if w := m.seg.ord.warning(); w != "" {
 		ws = append(ws, w)
@@ -532,10 +533,7 @@ func (m *Model) inputWarnings() []string {
 	return ws
 }
 
-// lostWarning says how many records perf lost ("": none).
-func lostWarning(st *stats) string {
-	if st.LostEvents == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s; threads sampled just before a loss and seen on their CPU just after it ran through it (their time in it under [lost]), others are taken from their records and silence; record with a larger buffer (perf record -m) to lose none", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9)
+// lostCount is how many records perf lost, and when first.
+func lostCount(st *stats) string {
+	return fmt.Sprintf("%d PERF_RECORD_LOST record(s): %d records lost, first at %.6f s", st.LostEvents, st.Lost, float64(st.FirstLostAt)/1e9)
 }
