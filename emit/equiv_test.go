@@ -78,7 +78,7 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 			continue
 		}
 		root := s.InternName(bytes.ReplaceAll(x.Comm, []byte(" "), []byte("_")))
-		frames := x.Frames
+		frames := x.Stack.Frames()
 		if !fast {
 			buf, frames = unnumbered(buf, frames)
 		}
@@ -202,7 +202,7 @@ func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte
 		if x.Kind != parse.KindSample {
 			continue
 		}
-		frames := x.Frames
+		frames := x.Stack.Frames()
 		if !fast {
 			buf, frames = unnumbered(buf, frames)
 		}
@@ -231,7 +231,7 @@ func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 			continue
 		}
 		var frames []parse.Frame
-		buf, frames = unnumbered(buf, x.Frames)
+		buf, frames = unnumbered(buf, x.Stack.Frames())
 		st := p.Stack(frames, string(x.Comm) == "java")
 		par := 1 + x.Line%3
 		p.Add(0, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))

@@ -31,7 +31,7 @@ func TestLocationByAddrMatchesKeyed(t *testing.T) {
 		var got [][]string
 		var buf []parse.Frame
 		for r.Scan() {
-			frames := r.Record().Frames
+			frames := r.Record().Stack.Frames()
 			if plain {
 				buf, frames = unnumbered(buf, frames)
 			}

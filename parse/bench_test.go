@@ -45,7 +45,7 @@ func benchScan(b *testing.B, concurrent bool) {
 		r := newReader(bytes.NewReader(data), "bench", concurrent)
 		n := 0
 		for r.Scan() {
-			n += len(r.Record().Frames) + 1
+			n += r.Record().Stack.Len() + 1
 		}
 		if r.Err() != nil || n == 0 || r.Skipped() != 0 {
 			b.Fatalf("err %v, %d records, %d skipped", r.Err(), n, r.Skipped())

@@ -56,7 +56,6 @@ type concState struct {
 	next    int // index of the next record of cur
 	ended   bool
 	tab     *frameTable // the producer's (read only here)
-	buf     []Frame
 }
 
 // concurrentDefault says whether NewReader parses on its own goroutine:
@@ -81,7 +80,10 @@ func (r *Reader) scanConc() bool {
 				r.lineNo = b.lines[c.next]
 				r.rec = &b.recs[c.next]
 				if r.rec.Kind == KindSample {
-					r.rec.Frames = c.frames(b, b.spans[c.next])
+					span := b.spans[c.next]
+					refs := b.refs[span[0]:span[1]]
+					r.stack.set(refs, refs, c.tab, b.frames)
+					r.rec.Stack = &r.stack
 				}
 				c.next++
 				return true
@@ -95,7 +97,7 @@ func (r *Reader) scanConc() bool {
 				r.rec = &r.batchR
 				// The batches and the table are done with: let the
 				// collector have them (a pprof run builds its profile next).
-				c.full, c.free, c.cur, c.tab, c.buf = nil, nil, nil, nil, nil
+				c.full, c.free, c.cur, c.tab, r.stack = nil, nil, nil, nil, Stack{}
 				return false
 			}
 			c.cur = nil
@@ -104,22 +106,6 @@ func (r *Reader) scanConc() bool {
 		c.cur = <-c.full
 		c.next = 0
 	}
-}
-
-// frames makes the Frames of refs span of b, in memory reused from one
-// sample to the next.
-func (c *concState) frames(b *batch, span [2]int32) []Frame {
-	fs := c.buf[:0]
-	for _, ref := range b.refs[span[0]:span[1]] {
-		fs = append(fs, Frame{})
-		if ref&localRef != 0 {
-			fs[len(fs)-1] = b.frames[ref&^localRef]
-		} else {
-			c.tab.frame(&fs[len(fs)-1], ref)
-		}
-	}
-	c.buf = fs
-	return dropInlineEcho(fs[:len(fs):len(fs)])
 }
 
 // start launches the producer. It holds no reference to r, so that a

@@ -19,29 +19,42 @@ import "bytes"
 // return address of its own call has its caller (itself) after the pair.
 
 // dropInlineEcho removes the copy perf 7 prints of a sample's first
-// user-space frame (see above), in place. fs is leaf first.
-func dropInlineEcho(fs []Frame) []Frame {
+// user-space frame (see above) from s.refs, in place; it returns what is
+// left. The frames are leaf first; only those up to the copy are read.
+func (s frameRefs) dropInlineEcho() []uint32 {
+	refs := s.refs
 	u := 0
-	for u < len(fs) && isKernelAddr(fs[u].Addr) {
+	for u < len(refs) && isKernelAddr(s.addr(u)) {
 		u++
 	}
+	if u+1 >= len(refs) {
+		return refs
+	}
+	var f, next Frame
+	s.frame(u, &f)
+	s.frame(u+1, &next)
 	// perf prints an address's inlined functions before it: the frame
 	// itself is the last of them.
-	for u+1 < len(fs) && fs[u].Inlined && bytes.Equal(fs[u].Addr, fs[u+1].Addr) {
-		u++
+	for f.Inlined && bytes.Equal(f.Addr, next.Addr) {
+		if u++; u+1 >= len(refs) {
+			return refs
+		}
+		f = next
+		s.frame(u+1, &next)
 	}
-	if u+1 >= len(fs) || fs[u].Inlined || !printedAlike(&fs[u], &fs[u+1]) {
-		return fs
+	if f.Inlined || !printedAlike(&f, &next) {
+		return refs
 	}
-	if sym := fs[u].Sym; len(sym) == 0 || string(sym) == "[unknown]" {
-		return fs // no symbol: nothing for inline expansion to find
+	if len(f.Sym) == 0 || string(f.Sym) == "[unknown]" {
+		return refs // no symbol: nothing for inline expansion to find
 	}
-	if u+2 < len(fs) && bytes.Equal(fs[u+2].Sym, fs[u].Sym) {
-		return fs // recursion
+	if u+2 < len(refs) {
+		if s.frame(u+2, &next); bytes.Equal(next.Sym, f.Sym) {
+			return refs // recursion
+		}
 	}
-	copy(fs[u+1:], fs[u+2:])
-	n := len(fs) - 1
-	return fs[:n:n]
+	copy(refs[u+1:], refs[u+2:])
+	return refs[:len(refs)-1]
 }
 
 // isKernelAddr reports an address in the upper half of a 64-bit space,

@@ -99,7 +99,7 @@ func TestClockSpellingsRecorded(t *testing.T) {
 		if sw := ev == "sched:sched_switch"; IsClockEvent(rec.Event) == sw || IsSchedSwitch(rec.Event) != sw {
 			t.Errorf("line %d: %s: clock %v, sched_switch %v", rec.Line, ev, IsClockEvent(rec.Event), IsSchedSwitch(rec.Event))
 		}
-		if len(rec.Frames) == 0 {
+		if len(rec.Stack.Frames()) == 0 {
 			t.Errorf("line %d: %s: no frames", rec.Line, ev)
 		}
 	}

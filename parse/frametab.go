@@ -150,9 +150,6 @@ func (t *frameTable) entry(id uint32) *tabEntry {
 	return &t.blocks[(id-1)/tableBlock][(id-1)%tableBlock]
 }
 
-// frame sets *f to the frame with id (1 ≤ id ≤ t.n).
-func (t *frameTable) frame(f *Frame, id uint32) { t.entry(id).fill(f, id) }
-
 // fill sets every field of *f to the Frame of e, whose ID is id, in
 // place: a Frame is 112 bytes, and one built and returned by value was
 // copied twice on its way into a sample's frames (its every stack line).

@@ -133,7 +133,7 @@ func TestBadLinesDoNotFillTable(t *testing.T) {
 			continue
 		}
 		samples++
-		for _, f := range r.Record().Frames {
+		for _, f := range r.Record().Stack.Frames() {
 			ids = append(ids, f.ID)
 		}
 	}

@@ -46,7 +46,7 @@ func FuzzReader(f *testing.F) {
 				if !rec.HasPeriod && rec.Period != 1 {
 					t.Fatalf("period %d without a period column", rec.Period)
 				}
-				for _, fr := range rec.Frames {
+				for _, fr := range rec.Stack.Frames() {
 					if len(fr.Addr) == 0 {
 						t.Fatal("frame without address")
 					}

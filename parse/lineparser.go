@@ -24,9 +24,10 @@ type lineParser struct {
 	arena  []byte // what records keep of their lines (header fields, frames not in the table)
 	frames []Frame
 
-	// keep: the producer of a concurrent Reader; records accumulate in
-	// arena and frames (a batch's) instead of reusing them, and a sample's
-	// frames are refs[refStart:]: table IDs, or localRef|i for frames[i].
+	// A sample's frames are refs[refStart:]: table IDs, or localRef|i
+	// for frames[i] (stack.go). keep: the producer of a concurrent
+	// Reader; records accumulate in arena, refs and frames (a batch's)
+	// instead of reusing them.
 	keep     bool
 	refs     []uint32
 	refStart int
@@ -418,11 +419,10 @@ func (p *lineParser) header(line []byte) bool {
 	if h.hasPeriod {
 		rec.Period, rec.HasPeriod = h.period, true
 	}
-	if p.keep {
-		p.refStart = len(p.refs)
-	} else {
-		p.frames = p.frames[:0]
+	if !p.keep {
+		p.refs, p.frames = p.refs[:0], p.frames[:0]
 	}
+	p.refStart = len(p.refs)
 	p.inSample = true
 	p.sampleBad = false
 	p.last = 0
@@ -449,11 +449,7 @@ func (p *lineParser) stackLine(line []byte, guess bool) bool {
 	if p.tooDeep() {
 		p.syntaxError(line, fmt.Sprintf("a stack of over %d frames or %d MiB (perf's callchains have at most kernel.perf_event_max_stack frames, 127 by default, and their inlined ones): a corrupt or endless sample; it is dropped", MaxSampleFrames, maxSampleBytes>>20))
 		p.rec.Err.OverLimit, p.sampleBad = true, true
-		if p.keep {
-			p.refs = p.refs[:p.refStart]
-		} else {
-			p.frames = p.frames[:0]
-		}
+		p.refs = p.refs[:p.refStart]
 		return true
 	}
 	t := p.tab
@@ -508,39 +504,6 @@ func (p *lineParser) stackLine(line []byte, guess bool) bool {
 	return false
 }
 
-// tabled adds the table's frame id to the sample.
-func (p *lineParser) tabled(id uint32) {
-	p.follow(id)
-	if p.keep {
-		p.refs = append(p.refs, id)
-	} else {
-		p.tableFrame(p.tab.entry(id), id)
-	}
-}
-
-// guessed adds the table's frame id, the guess (next[last]), entry e,
-// to the sample: the guess needs no recording.
-func (p *lineParser) guessed(e *tabEntry, id uint32) {
-	p.last = id
-	if p.keep {
-		p.refs = append(p.refs, id)
-	} else {
-		p.tableFrame(e, id)
-	}
-}
-
-// tableFrame appends the table's frame id, entry e, to the sample's
-// frames, made in place.
-func (p *lineParser) tableFrame(e *tabEntry, id uint32) {
-	n := len(p.frames)
-	if n < cap(p.frames) {
-		p.frames = p.frames[:n+1]
-	} else {
-		p.frames = append(p.frames, Frame{})
-	}
-	e.fill(&p.frames[n], id)
-}
-
 // guess returns the ID of the frame that followed the sample's last
 // frame last time, when line is that frame's line, else 0.
 func (p *lineParser) guess(line []byte) uint32 {
@@ -562,39 +525,4 @@ func (p *lineParser) follow(id uint32) {
 	}
 	p.next[p.last] = id
 	p.last = id
-}
-
-// MaxSampleFrames and maxSampleBytes bound a sample's stack, so that one
-// endless sample (a header, then stack lines without end) cannot take
-// all memory: 128 Ki frames is a thousand times perf's default depth.
-const (
-	MaxSampleFrames = 1 << 17
-	maxSampleBytes  = 64 << 20
-)
-
-// tooDeep reports a sample whose stack so far is at a bound. The arena
-// holds the sample's header and frames not in the table (in a
-// concurrent reader, a batch's records before it too: at most a batch).
-func (p *lineParser) tooDeep() bool {
-	n := len(p.frames)
-	if p.keep {
-		n = len(p.refs) - p.refStart
-	}
-	return n >= MaxSampleFrames || len(p.arena) > maxSampleBytes
-}
-
-// addFrame appends a frame that is not in the table.
-func (p *lineParser) addFrame(f Frame) {
-	if p.keep {
-		p.refs = append(p.refs, localRef|uint32(len(p.frames)))
-	}
-	p.frames = append(p.frames, f)
-}
-
-func (p *lineParser) finishSample() {
-	if p.keep {
-		// The consumer makes the Frames from refs[refStart:].
-		return
-	}
-	p.rec.Frames = dropInlineEcho(p.frames[:len(p.frames):len(p.frames)])
 }

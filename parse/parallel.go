@@ -62,7 +62,7 @@ type parState struct {
 	next     int // index of the next record of cur
 	ended    bool
 	ids      map[string]uint32 // frame text -> the reader's ID
-	buf      []Frame
+	sampleID []uint32          // the current sample's frames' IDs, the reader's
 	fileName string
 }
 
@@ -149,7 +149,7 @@ func (r *Reader) scanPar() bool {
 					// The workers are done, or stopped when r is collected.
 					r.lineNo, r.err, c.ended = c.base, err, true
 					r.batchR = Record{}
-					c.workers, c.ids, c.buf = nil, nil, nil
+					c.workers, c.ids, c.sampleID, r.stack = nil, nil, nil, Stack{}
 					return false
 				}
 			}
@@ -173,30 +173,30 @@ func (r *Reader) deliver(b *batch) {
 		rec.Err.Line += c.base // the worker made it and let go of it
 	}
 	if rec.Kind == KindSample {
-		rec.Frames = c.frames(c.workers[c.k%len(c.workers)], b, b.spans[i])
+		w, span := c.workers[c.k%len(c.workers)], b.spans[i]
+		refs := b.refs[span[0]:span[1]]
+		r.stack.set(c.readerIDs(w, refs), refs, w.tab, b.frames)
+		rec.Stack = &r.stack
 	}
 }
 
-// frames makes the Frames of refs span of b, a batch of worker w, in
-// memory reused from one sample to the next.
-func (c *parState) frames(w *parWorker, b *batch, span [2]int32) []Frame {
-	fs := c.buf[:0]
-	for _, ref := range b.refs[span[0]:span[1]] {
-		fs = append(fs, Frame{})
-		f := &fs[len(fs)-1]
-		if ref&localRef != 0 {
-			*f = b.frames[ref&^localRef]
-			continue
+// readerIDs returns the reader's IDs of refs, a sample's frames in a
+// batch of worker w (localRef|i, a frame not in the table, stays: no
+// ID), in memory reused from one sample to the next.
+func (c *parState) readerIDs(w *parWorker, refs []uint32) []uint32 {
+	ids := c.sampleID[:0]
+	for _, ref := range refs {
+		switch {
+		case ref&localRef != 0:
+		case int(ref) < len(w.gid) && w.gid[ref]-1 < noID-1:
+			ref = w.gid[ref] // met before (inlined: the consumer's time is the bound)
+		default:
+			ref = c.globalID(w, ref)
 		}
-		w.tab.frame(f, ref)
-		if int(ref) < len(w.gid) && w.gid[ref]-1 < noID-1 {
-			f.ID = w.gid[ref] // met before (inlined: the consumer's time is the bound)
-		} else {
-			f.ID = c.globalID(w, ref)
-		}
+		ids = append(ids, ref)
 	}
-	c.buf = fs
-	return dropInlineEcho(fs[:len(fs):len(fs)])
+	c.sampleID = ids
+	return ids
 }
 
 // globalID returns the reader's ID for worker w's frame id: the same for

@@ -20,7 +20,7 @@ func BenchmarkFileReader(b *testing.B) {
 				r := newFileReader(bytes.NewReader(data), int64(len(data)), "bench", workers, fileChunk)
 				n := 0
 				for r.Scan() {
-					n += len(r.Record().Frames) + 1
+					n += r.Record().Stack.Len() + 1
 				}
 				if r.Err() != nil || n == 0 || r.Skipped() != 0 {
 					b.Fatalf("err %v, %d records, %d skipped", r.Err(), n, r.Skipped())

@@ -66,7 +66,7 @@ func readStacks(t *testing.T, text []byte, concurrent bool) (stacks [][]string, 
 			continue
 		}
 		s := []string{}
-		for _, f := range rc.Frames {
+		for _, f := range rc.Stack.Frames() {
 			w := string(f.Sym)
 			if len(f.Off) > 0 {
 				w += "+" + string(f.Off)
@@ -277,8 +277,15 @@ func TestDropInlineEcho(t *testing.T) {
 		{"other frames", []Frame{w, c, c}, "__GI___libc_write;worker;worker"},
 		{"empty", nil, ""},
 	} {
-		in := append([]Frame(nil), tt.in...)
-		if got := syms(dropInlineEcho(in)); got != tt.want {
+		refs := make([]uint32, len(tt.in))
+		for i := range refs {
+			refs[i] = localRef | uint32(i)
+		}
+		var out []Frame
+		for _, ref := range (frameRefs{refs: refs, local: tt.in}).dropInlineEcho() {
+			out = append(out, tt.in[ref&^localRef])
+		}
+		if got := syms(out); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}

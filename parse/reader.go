@@ -49,6 +49,7 @@ type Reader struct {
 
 	rec    *Record // the current record
 	batchR Record  // parallel: the current record, copied from its batch; at the end, none
+	stack  Stack   // the current sample's frames
 
 	lineNo  int
 	err     error // I/O error other than EOF
@@ -149,12 +150,17 @@ func (r *Reader) scanSeq() bool {
 	}
 	ok := p.scan()
 	r.rec, r.lineNo = &p.rec, p.lineNo
+	if ok && p.rec.Kind == KindSample {
+		refs := p.refs[p.refStart:]
+		r.stack.set(refs, refs, p.tab, p.frames)
+		p.rec.Stack = &r.stack
+	}
 	if !ok {
 		r.err = p.err
 		r.perfData = p.perfData
 		r.batchR = Record{}
 		r.rec = &r.batchR
-		r.p = nil // let the collector have the parser's memory
+		r.p, r.stack = nil, Stack{} // let the collector have the parser's memory
 	}
 	return ok
 }

@@ -70,7 +70,7 @@ func toRec(r *Record) rec {
 			NewComm: string(r.NewComm)},
 		Lost: r.Lost,
 	}
-	for _, f := range r.Frames {
+	for _, f := range r.Stack.Frames() {
 		out.Frames = append(out.Frames, fr{string(f.Addr), string(f.Sym), string(f.Off), string(f.DSO), f.Inlined})
 	}
 	return out

@@ -112,7 +112,9 @@ type SampleFields struct {
 	Period    uint64 // 1 when HasPeriod is false
 	HasPeriod bool
 	Event     []byte // full event name: "cpu-clock:uhH", "cpu/event=0x3c/u"
-	Frames    []Frame
+	// Stack is the sample's frames (the Reader's, as the record is);
+	// nil for other records.
+	Stack *Stack
 }
 
 // SwitchFields are a switch record's fields.

@@ -42,7 +42,7 @@ func TestGuessedLineMustEndThere(t *testing.T) {
 						t.Fatalf("record %v (%v)", x.Kind, x.Err)
 					}
 					var fs []string
-					for _, f := range x.Frames {
+					for _, f := range x.Stack.Frames() {
 						fs = append(fs, string(f.Sym)+" "+string(f.DSO))
 					}
 					got = append(got, strings.Join(fs, ","))

@@ -101,10 +101,10 @@ func TestWakeupRecords(t *testing.T) {
 			if !ok || tid != tc.woken || string(comm) != tc.wokenComm {
 				t.Errorf("WakeupTarget(%q) = %d %q %v, want %d %q", rec.Payload, tid, comm, ok, tc.woken, tc.wokenComm)
 			}
-			if len(rec.Frames) != tc.frames {
-				t.Errorf("%d frames, want %d", len(rec.Frames), tc.frames)
+			if len(rec.Stack.Frames()) != tc.frames {
+				t.Errorf("%d frames, want %d", len(rec.Stack.Frames()), tc.frames)
 			}
-			if got := InInterrupt(rec.Frames); got != tc.interrupt {
+			if got := InInterrupt(rec.Stack.Frames()); got != tc.interrupt {
 				t.Errorf("InInterrupt = %v, want %v", got, tc.interrupt)
 			}
 		})

@@ -76,7 +76,7 @@ func (c *switchCoverage) blockStack(rec *parse.Record) {
 	}
 	n := c.of(rec.TID)
 	n.sampled++
-	if len(rec.Frames) > 0 {
+	if rec.Stack.Len() > 0 {
 		n.stacks++
 	}
 }

@@ -82,8 +82,9 @@ func periodsByStack(text []byte) map[string]uint64 {
 		}
 		java := string(rec.Comm) == "java"
 		parts = append(parts[:0], strings.ReplaceAll(string(rec.Comm), " ", "_"))
-		for i := len(rec.Frames) - 1; i >= 0; i-- {
-			parts = emit.FrameNames(parts, &rec.Frames[i], java, emit.NameOptions{})
+		frames := rec.Stack.Frames()
+		for i := len(frames) - 1; i >= 0; i-- {
+			parts = emit.FrameNames(parts, &frames[i], java, emit.NameOptions{})
 		}
 		sums[strings.Join(parts, ";")] += rec.Period
 	}

@@ -216,7 +216,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			ev.Kind, ev.Ref = state.KindBlockStack, state.OtherEvent
 			r.cov.blockStack(rec)
 			if r.cfg.OffCPU {
-				ev.Ref = r.intern(rec, rec.Frames)
+				ev.Ref = r.intern(rec, rec.Stack.Frames())
 			}
 			return ev
 		case wakeup:
@@ -225,12 +225,12 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		case otherEvent:
 			ev.Ref = state.OtherEvent
 		case profiled:
-			ev.Ref = r.intern(rec, rec.Frames)
-			r.short.see(ev.Ref, rec.Frames)
+			ev.Ref = r.intern(rec, rec.Stack.Frames())
+			r.short.see(ev.Ref, rec.Stack.Frames())
 			r.fields.Add(rec)
 		}
 		ev.Clock = r.sel.clock(rec.Event)
-		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Frames)
+		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Stack.Frames())
 	case parse.KindSwitch, parse.KindSwitchCPUWide:
 		ev.Ref = state.OtherEvent
 		r.cov.switchOut(rec)

@@ -42,7 +42,7 @@ func (w *wakeups) event(rec *parse.Record, ev *state.Event) {
 		return
 	}
 	name := rec.Comm
-	if rec.TID == 0 || parse.InInterrupt(rec.Frames) {
+	if rec.TID == 0 || parse.InInterrupt(rec.Stack.Frames()) {
 		name = interruptName
 	}
 	ev.Kind, ev.PeerPID, ev.PeerTID, ev.Ref = state.KindWakeup, -1, tid, w.names.Intern(name)
