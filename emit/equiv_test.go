@@ -78,11 +78,13 @@ func fold(t *testing.T, data []byte, opts NameOptions, fast bool) string {
 			continue
 		}
 		root := s.InternName(bytes.ReplaceAll(x.Comm, []byte(" "), []byte("_")))
-		frames := x.Stack.Frames()
+		st := x.Stack
 		if !fast {
-			buf, frames = unnumbered(buf, frames)
+			var frames []parse.Frame
+			buf, frames = unnumbered(buf, st.Frames())
+			st = parse.NewStack(frames)
 		}
-		id := s.Intern(root, frames, string(x.Comm) == "java")
+		id := s.Intern(root, st, string(x.Comm) == "java")
 		tot.Add(id, x.Period, float64(x.Period)/3)
 	}
 	var out bytes.Buffer

@@ -104,14 +104,14 @@ func TestFoldedInternFrames(t *testing.T) {
 	if again := s.InternName([]byte("app")); again != root {
 		t.Errorf("InternName: %d then %d for one name", root, again)
 	}
-	a := s.Intern(root, frames, false)
-	if b := s.Intern(root, frames, false); b != a {
+	a := s.Intern(root, parse.NewStack(frames), false)
+	if b := s.Intern(root, parse.NewStack(frames), false); b != a {
 		t.Errorf("Intern: stack %d then %d for the same frames", a, b)
 	}
 	// The same frames without IDs take the keyed path: the same stack.
 	plain := append([]parse.Frame(nil), frames...)
 	plain[0].ID, plain[1].ID = 0, 0
-	if b := s.Intern(root, plain, false); b != a {
+	if b := s.Intern(root, parse.NewStack(plain), false); b != a {
 		t.Errorf("Intern without IDs: stack %d, with them %d", b, a)
 	}
 	var tot emit.Totals

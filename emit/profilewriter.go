@@ -30,8 +30,8 @@ func newProfileWriter(o Options) *profileWriter {
 	return &profileWriter{prof: NewProfile(o.Names, o.Labels), offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
 }
 
-func (w *profileWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
-	st, comm := w.prof.Stack(frames, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
+func (w *profileWriter) Intern(rec *parse.Record, stack *parse.Stack) uint32 {
+	st, comm := w.prof.Stack(stack.Frames(), string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
 	if int(st) >= len(w.stackRef) {
 		w.stackRef = append(w.stackRef, make([]uint32, max(int(st)+1, 2*len(w.stackRef))-len(w.stackRef))...)
 	}

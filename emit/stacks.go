@@ -20,6 +20,7 @@ type Stacks struct {
 	key    []byte
 	ids    []uint32
 	names0 []string
+	frame  parse.Frame // a frame not found by its ID
 
 	// byID caches frameCache's answer by parse.Frame.ID (Java tidying
 	// aside): an index instead of a key built and looked up per frame.
@@ -66,15 +67,14 @@ func (s *Stacks) InternName(name []byte) uint32 {
 	return s.intern(string(name))
 }
 
-// Intern returns the id of the stack root;frames (frames leaf first, as
-// perf prints them). java selects inferno's Java tidying (comm "java").
-func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
+// Intern returns the id of the stack root;st (frames leaf first, as perf
+// prints them). java selects inferno's Java tidying (comm "java"). A
+// frame met before is found by its ID: only the others are made (Frame).
+func (s *Stacks) Intern(root uint32, st *parse.Stack, java bool) uint32 {
 	ids := append(s.ids[:0], root)
-	byID := !java
-	for i := len(frames) - 1; i >= 0; i-- {
-		f := &frames[i]
-		if byID && f.ID != 0 && int(f.ID) < len(s.byID) {
-			if l := s.byID[f.ID]; l.n1 == 2 {
+	for i := st.Len() - 1; i >= 0; i-- {
+		if id := st.ID(i); !java && id != 0 && int(id) < len(s.byID) {
+			if l := s.byID[id]; l.n1 == 2 {
 				ids = append(ids, l.start) // one name: most frames
 				continue
 			} else if l.n1 != 0 {
@@ -82,31 +82,40 @@ func (s *Stacks) Intern(root uint32, frames []parse.Frame, java bool) uint32 {
 				continue
 			}
 		}
-		k := s.frameKey(f, java)
-		loc, ok := s.frames.find(k)
-		if !ok {
-			s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
-			loc[0] = len(s.frameIDs)
-			for _, n := range s.names0 {
-				s.frameIDs = append(s.frameIDs, s.intern(n))
-			}
-			loc[1] = len(s.names0)
-			s.frames.add(k, loc)
-		}
-		ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
-		if byID && f.ID != 0 {
-			for int(f.ID) >= len(s.byID) {
-				s.byID = append(grown(s.byID), frameLoc{})
-			}
-			l := frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
-			if loc[1] == 1 {
-				l.start = s.frameIDs[loc[0]]
-			}
-			s.byID[f.ID] = l
-		}
+		st.Frame(i, &s.frame)
+		ids = s.appendFrame(ids, &s.frame, java)
+		s.frame = parse.Frame{} // the reader's memory, not to be kept
 	}
 	s.ids = ids
 	return s.stackOf(ids)
+}
+
+// appendFrame appends the name ids of f, a frame not cached by its ID,
+// to ids, and caches them by its ID (Java's aside).
+func (s *Stacks) appendFrame(ids []uint32, f *parse.Frame, java bool) []uint32 {
+	k := s.frameKey(f, java)
+	loc, ok := s.frames.find(k)
+	if !ok {
+		s.names0 = FrameNames(s.names0[:0], f, java, s.opts)
+		loc[0] = len(s.frameIDs)
+		for _, n := range s.names0 {
+			s.frameIDs = append(s.frameIDs, s.intern(n))
+		}
+		loc[1] = len(s.names0)
+		s.frames.add(k, loc)
+	}
+	ids = append(ids, s.frameIDs[loc[0]:loc[0]+loc[1]]...)
+	if !java && f.ID != 0 {
+		for int(f.ID) >= len(s.byID) {
+			s.byID = append(grown(s.byID), frameLoc{})
+		}
+		l := frameLoc{uint32(loc[0]), uint32(loc[1]) + 1}
+		if loc[1] == 1 {
+			l.start = s.frameIDs[loc[0]]
+		}
+		s.byID[f.ID] = l
+	}
+	return ids
 }
 
 // frameKey is what a frame's names depend on.

@@ -42,9 +42,9 @@ func newStackWriter(o Options) *stackWriter {
 
 // Intern roots the frames at the thread's name (comm-PID[/TID] with --pid
 // or --tid), as stackcollapse-perf.pl does.
-func (w *stackWriter) Intern(rec *parse.Record, frames []parse.Frame) uint32 {
+func (w *stackWriter) Intern(rec *parse.Record, st *parse.Stack) uint32 {
 	root := w.roots.lookup(w.stacks, rec, w.o.PID, w.o.TID)
-	id := w.stacks.Intern(root, frames, string(rec.Comm) == "java")
+	id := w.stacks.Intern(root, st, string(rec.Comm) == "java")
 	if rec.PID < 0 && (w.o.PID || w.o.TID) {
 		if w.noPID == nil {
 			w.noPID = make(map[uint32][]byte)

@@ -15,8 +15,9 @@ import (
 type Writer interface {
 	Namer
 	// Intern returns the handle of a thread's stack: its name and frames
-	// (none: the thread alone, for off-CPU time no stack says more of).
-	Intern(rec *parse.Record, frames []parse.Frame) uint32
+	// (none, or st nil: the thread alone, for off-CPU time no stack says
+	// more of).
+	Intern(rec *parse.Record, st *parse.Stack) uint32
 	// Add takes one weighted sample; s is the caller's, to keep nothing of.
 	Add(s *Sample)
 	// WriteTo writes the output; end says what the whole trace told.

@@ -12,11 +12,7 @@ type Stack struct {
 	// numbering in a parallel reader (its workers number their own). A
 	// frame not in a table is localRef|i: no ID.
 	ids []uint32
-	// refs say where the frames are: IDs in tab, or localRef|i for
-	// local[i] (frames not in the table, parsed one by one).
-	refs   []uint32
-	tab    *frameTable
-	local  []Frame
+	frameRefs
 	frames []Frame // made by Frames once per sample, memory reused
 	made   bool
 }
@@ -47,27 +43,32 @@ func (s *Stack) ID(i int) uint32 {
 	return 0
 }
 
+// Frame sets *f to frame i: for a caller that needs few of the frames
+// (those whose IDs it has not met), each made on its own.
+func (s *Stack) Frame(i int, f *Frame) {
+	if s.made {
+		*f = s.frames[i]
+		return
+	}
+	s.frame(i, f)
+	f.ID = s.ID(i)
+}
+
 // Frames returns the frames, made at the sample's first call.
 func (s *Stack) Frames() []Frame {
 	if s == nil {
 		return nil
 	}
 	if !s.made {
-		s.made = true
 		n := len(s.refs)
 		if cap(s.frames) < n {
 			s.frames = make([]Frame, n, max(n, 2*cap(s.frames)))
 		}
-		fs := s.frames[:n]
-		for i, ref := range s.refs {
-			if ref&localRef != 0 {
-				fs[i] = s.local[ref&^localRef]
-			} else {
-				s.tab.entry(ref).fill(&fs[i], ref)
-			}
-			fs[i].ID = s.ID(i)
+		fs := s.frames[:n:n]
+		for i := range fs {
+			s.Frame(i, &fs[i])
 		}
-		s.frames = fs[:n:n]
+		s.frames, s.made = fs, true
 	}
 	return s.frames
 }
@@ -75,7 +76,7 @@ func (s *Stack) Frames() []Frame {
 // set makes s the stack of the frames at refs, whose IDs are ids (refs
 // itself, but in a parallel reader).
 func (s *Stack) set(ids, refs []uint32, tab *frameTable, local []Frame) {
-	s.ids, s.refs, s.tab, s.local = ids, refs, tab, local
+	s.ids, s.frameRefs = ids, frameRefs{refs, tab, local}
 	s.frames, s.made = s.frames[:0], false
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/wallfold/wallfold/internal/testtrace"
@@ -12,7 +13,8 @@ import (
 // TestStackIDsAreFramesIDs: in every reader (sequential, concurrent,
 // parallel; a table with room and a nearly full one) a sample's Stack
 // gives, before any Frame is made, the IDs its Frames then carry, as
-// many, each ID of one frame only; and the same Frames when asked again.
+// many, each ID of one frame only; a Frame made alone is the one Frames
+// then makes; Frames asked again are the same.
 func TestStackIDsAreFramesIDs(t *testing.T) {
 	for _, name := range []string{"traces/build.txt.gz", "traces/syswide.txt", "traces/nocallchain.txt",
 		"corpus/inferno/java-inline.txt", "corpus/inferno/cpp-stacks-std-function.txt"} {
@@ -38,6 +40,7 @@ func TestStackIDsAreFramesIDs(t *testing.T) {
 			r := rd.new()
 			samples, numbered := 0, 0
 			var ids []uint32
+			var one []Frame
 			byID := map[uint32]string{}
 			for r.Scan() {
 				rec := r.Record()
@@ -49,11 +52,17 @@ func TestStackIDsAreFramesIDs(t *testing.T) {
 				}
 				samples++
 				st := rec.Stack
-				ids = ids[:0]
+				ids, one = ids[:0], one[:0]
 				for i := range st.Len() {
 					ids = append(ids, st.ID(i))
+					var f Frame
+					st.Frame(i, &f)
+					one = append(one, f)
 				}
 				fs := st.Frames()
+				if !reflect.DeepEqual(fs, one) && len(fs) > 0 {
+					t.Fatalf("%s, %s: line %d: Frame gives %v, Frames %v", name, what, rec.Line, one, fs)
+				}
 				if len(fs) != len(ids) {
 					t.Fatalf("%s, %s: line %d: %d IDs, %d frames", name, what, rec.Line, len(ids), len(fs))
 				}

@@ -216,7 +216,7 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			ev.Kind, ev.Ref = state.KindBlockStack, state.OtherEvent
 			r.cov.blockStack(rec)
 			if r.cfg.OffCPU {
-				ev.Ref = r.intern(rec, rec.Stack.Frames())
+				ev.Ref = r.intern(rec, rec.Stack)
 			}
 			return ev
 		case wakeup:
@@ -225,12 +225,12 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 		case otherEvent:
 			ev.Ref = state.OtherEvent
 		case profiled:
-			ev.Ref = r.intern(rec, rec.Stack.Frames())
-			r.short.see(ev.Ref, rec.Stack.Frames())
+			ev.Ref = r.intern(rec, rec.Stack)
+			r.short.see(ev.Ref, rec.Stack)
 			r.fields.Add(rec)
 		}
 		ev.Clock = r.sel.clock(rec.Event)
-		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Stack.Frames())
+		ev.Spin = r.spin != nil && r.spin.spinsAt(ev.Ref, rec.Stack)
 	case parse.KindSwitch, parse.KindSwitchCPUWide:
 		ev.Ref = state.OtherEvent
 		r.cov.switchOut(rec)
@@ -253,11 +253,11 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 
 // intern returns the handle of the record's stack, or state.Unwanted when
 // --comm drops its thread (before the sample waits for its parallelism).
-func (r *Run) intern(rec *parse.Record, frames []parse.Frame) int {
+func (r *Run) intern(rec *parse.Record, st *parse.Stack) int {
 	if !r.cfg.Filter.keepComm(rec.Comm) {
 		return state.Unwanted
 	}
-	return int(r.out.Intern(rec, frames))
+	return int(r.out.Intern(rec, st))
 }
 
 // timeline hands the model's transitions to a streamed output, its zero

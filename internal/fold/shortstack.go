@@ -67,8 +67,12 @@ func rootName(sym []byte) string {
 // are kept by the output's stack handle, asked once per stack: a sample
 // costs an index, not a walk of its frames.
 type shortStacks struct {
-	byRef []uint8   // 0 not judged, 1 whole, 2 cut
-	wall  []float64 // a cut stack's wall time, by handle
+	byRef []uint8 // 0 not judged, 1 whole, 2 cut
+	// byID is what isCut asks of a frame (frameUser, frameEntry; 0 not
+	// asked yet), by its ID: a new stack of frames met before is judged
+	// without making a Frame.
+	byID []uint8
+	wall []float64 // a cut stack's wall time, by handle
 	// The profiled samples' wall time on CPU, those of cut stacks, and
 	// how many samples of each.
 	total, cut     float64
@@ -79,7 +83,7 @@ type shortStacks struct {
 }
 
 // see judges the stack the output interned as ref, once.
-func (c *shortStacks) see(ref int, frames []parse.Frame) {
+func (c *shortStacks) see(ref int, st *parse.Stack) {
 	if ref < 0 || ref >= maxSpinRefs {
 		return
 	}
@@ -89,34 +93,64 @@ func (c *shortStacks) see(ref int, frames []parse.Frame) {
 	}
 	if c.byRef[ref] == 0 {
 		c.byRef[ref] = 1
-		if isCutStack(frames) {
+		if c.isCut(st) {
 			c.byRef[ref] = 2
 		}
 	}
 }
 
-// isCutStack reports a stack (innermost frame first) of 1 to
+// isCut reports a stack (innermost frame first) of 1 to
 // shortStackMaxFrames user frames whose outermost is not an entry point.
 // A frame of a sample's header line (recorded without -g: no stack was
 // asked for) has ID 0, and so has every frame once the reader stops
 // numbering them: such a stack is not judged.
-func isCutStack(frames []parse.Frame) bool {
-	n, root := 0, -1
-	for i := range frames {
-		f := &frames[i]
-		if f.ID == 0 {
+func (c *shortStacks) isCut(st *parse.Stack) bool {
+	n, root := 0, uint8(0)
+	for i := range st.Len() {
+		id := st.ID(i)
+		if id == 0 {
 			return false
 		}
-		if emit.IsKernelDSO(f.DSO) && string(f.DSO) != "[vdso]" {
-			continue // the vDSO is user code: clock_gettime's
+		is := c.frame(st, i, id)
+		if is&frameUser == 0 {
+			continue
 		}
 		n++
-		root = i
+		root = is
 		if n > shortStackMaxFrames {
 			return false // a long stack: no need to walk the rest
 		}
 	}
-	return n > 0 && !entryPoints[rootName(frames[root].Sym)]
+	return n > 0 && root&frameEntry == 0
+}
+
+// What isCut asks of a frame: frameKnown once asked, frameUser for user
+// code (the vDSO is: clock_gettime's), frameEntry for an entry point.
+const (
+	frameKnown uint8 = 1 << iota
+	frameUser
+	frameEntry
+)
+
+// frame returns what isCut asks of frame i of st, whose ID is id.
+func (c *shortStacks) frame(st *parse.Stack, i int, id uint32) uint8 {
+	if int(id) < len(c.byID) && c.byID[id] != 0 {
+		return c.byID[id]
+	}
+	var f parse.Frame
+	st.Frame(i, &f)
+	is := frameKnown
+	if !emit.IsKernelDSO(f.DSO) || string(f.DSO) == "[vdso]" {
+		is |= frameUser
+		if entryPoints[rootName(f.Sym)] {
+			is |= frameEntry
+		}
+	}
+	if int(id) >= len(c.byID) {
+		c.byID = extended(c.byID, int(id)+1)
+	}
+	c.byID[id] = is
+	return is
 }
 
 // note counts a profiled sample of wall time wall (CPU time period in a

@@ -138,7 +138,7 @@ func TestShortStacksNotJudged(t *testing.T) {
 	}
 }
 
-// isCutStack on stacks as perf prints them (innermost first): the entry
+// isCut on stacks as perf prints them (innermost first): the entry
 // points under their printed names, kernel frames not counted, the vDSO
 // counted as user code.
 func TestIsCutStack(t *testing.T) {
@@ -165,11 +165,31 @@ func TestIsCutStack(t *testing.T) {
 		{fr("a /bin/app", "b /bin/app", "c /bin/app", "d /bin/app"), false},
 		{nil, false},
 	} {
-		if got := isCutStack(tt.frames); got != tt.cut {
+		if got := new(shortStacks).isCut(parse.NewStack(tt.frames)); got != tt.cut {
 			t.Errorf("%+v: cut %v, want %v", tt.frames, got, tt.cut)
 		}
 	}
-	if isCutStack([]parse.Frame{{Sym: []byte("leaf"), DSO: []byte("/bin/app")}}) {
+	if new(shortStacks).isCut(parse.NewStack([]parse.Frame{{Sym: []byte("leaf"), DSO: []byte("/bin/app")}})) {
 		t.Error("a frame of the sample's line (ID 0: recorded without -g) is judged")
+	}
+	// One judge, frames met again in other stacks: what it learnt of a
+	// frame by its ID (user code, an entry point) holds there too.
+	leaf := parse.Frame{Sym: []byte("leaf"), DSO: []byte("/bin/app"), ID: 10}
+	main := parse.Frame{Sym: []byte("main"), DSO: []byte("/bin/app"), ID: 11}
+	kern := parse.Frame{Sym: []byte("schedule"), DSO: []byte("[kernel.kallsyms]"), ID: 12}
+	c := new(shortStacks)
+	for _, tt := range []struct {
+		frames []parse.Frame
+		cut    bool
+	}{
+		{[]parse.Frame{kern, leaf, main}, false},
+		{[]parse.Frame{leaf}, true},
+		{[]parse.Frame{kern, main}, false},
+		{[]parse.Frame{kern, leaf}, true},
+		{[]parse.Frame{kern}, false},
+	} {
+		if got := c.isCut(parse.NewStack(tt.frames)); got != tt.cut {
+			t.Errorf("%+v: cut %v, want %v", tt.frames, got, tt.cut)
+		}
 	}
 }

@@ -77,7 +77,8 @@ func (r SpinRule) regexp() *regexp.Regexp {
 type spinDetector struct {
 	re *regexp.Regexp
 	// byID caches the verdict on a frame by its parse.Frame ID: 0 not
-	// asked yet, 1 no, 2 yes.
+	// asked yet, 1 no, 2 yes, 3 a kernel frame (passed over): a new stack
+	// of frames met before is judged without making a Frame.
 	byID []uint8
 	// byRef caches the verdict on a stack by the output's handle (as byID).
 	byRef []uint8
@@ -99,20 +100,20 @@ func newSpinDetector(rule SpinRule) *spinDetector {
 // spinsAt is spins for a stack the output interned as ref (>= 0): its
 // verdict is kept by ref, one lookup per sample (the frames' walk cost 1 %
 // of a run).
-func (d *spinDetector) spinsAt(ref int, frames []parse.Frame) bool {
+func (d *spinDetector) spinsAt(ref int, st *parse.Stack) bool {
 	if ref < 0 {
-		return d.spins(frames)
+		return d.spins(st)
 	}
 	if ref >= len(d.byRef) {
 		if ref >= maxSpinRefs {
-			return d.spins(frames)
+			return d.spins(st)
 		}
 		d.byRef = extended(d.byRef, ref+1)
 	}
 	v := d.byRef[ref]
 	if v == 0 {
 		v = 1
-		if d.spins(frames) {
+		if d.spins(st) {
 			v = 2
 		}
 		d.byRef[ref] = v
@@ -126,27 +127,36 @@ const maxSpinRefs = 1 << 24
 // spins reports a stack (innermost frame first, as perf prints it) whose
 // innermost frame outside the kernel is a spin-wait: the thread waits,
 // whatever system call or interrupt it is in.
-func (d *spinDetector) spins(frames []parse.Frame) bool {
-	for i := range frames {
-		f := &frames[i]
-		if emit.IsKernelDSO(f.DSO) {
-			continue
-		}
-		if f.ID == 0 {
-			return d.match(f) // not numbered: each time (a new stack's)
-		}
-		if int(f.ID) >= len(d.byID) {
-			d.byID = append(d.byID, make([]uint8, int(f.ID)+1-len(d.byID))...)
-		}
-		v := d.byID[f.ID]
-		if v == 0 {
-			v = 1
-			if d.match(f) {
-				v = 2
+func (d *spinDetector) spins(st *parse.Stack) bool {
+	var f parse.Frame
+	for i := range st.Len() {
+		id := st.ID(i)
+		if id == 0 {
+			// Not numbered: each time (a new stack's).
+			if st.Frame(i, &f); emit.IsKernelDSO(f.DSO) {
+				continue
 			}
-			d.byID[f.ID] = v
+			return d.match(&f)
 		}
-		return v == 2
+		if int(id) >= len(d.byID) {
+			d.byID = append(d.byID, make([]uint8, int(id)+1-len(d.byID))...)
+		}
+		v := d.byID[id]
+		if v == 0 {
+			st.Frame(i, &f)
+			switch {
+			case emit.IsKernelDSO(f.DSO):
+				v = 3
+			case d.match(&f):
+				v = 2
+			default:
+				v = 1
+			}
+			d.byID[id] = v
+		}
+		if v != 3 {
+			return v == 2
+		}
 	}
 	return false
 }

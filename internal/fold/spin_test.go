@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/wallfold/wallfold/parse"
 )
 
 // spinner: thread 10 works alone (serial) from 1.000 to 1.0025 s while
@@ -138,5 +140,35 @@ func TestSpinWordsCoverBuiltin(t *testing.T) {
 	}
 	if matched < 1000 {
 		t.Fatalf("only %d of the names were spin-waits: the test says little", matched)
+	}
+}
+
+// TestSpinsByFrameID: one detector, frames met again in other stacks:
+// what it learnt of a frame by its ID (a kernel frame passed over, a
+// user frame's verdict) holds there too, and a frame without an ID is
+// judged each time.
+func TestSpinsByFrameID(t *testing.T) {
+	kern := parse.Frame{Sym: []byte("do_syscall_64"), DSO: []byte("[kernel.kallsyms]"), ID: 1}
+	yield := parse.Frame{Sym: []byte("__sched_yield"), DSO: []byte("/lib/libc.so.6"), ID: 2}
+	work := parse.Frame{Sym: []byte("work"), DSO: []byte("/bin/app"), ID: 3}
+	plainYield := yield
+	plainYield.ID = 0
+	d := newSpinDetector(SpinRule{})
+	for _, tt := range []struct {
+		frames []parse.Frame
+		spins  bool
+	}{
+		{[]parse.Frame{kern, yield, work}, true},
+		{[]parse.Frame{kern, work, yield}, false},
+		{[]parse.Frame{yield}, true},
+		{[]parse.Frame{kern}, false},
+		{[]parse.Frame{kern, kern, yield}, true},
+		{[]parse.Frame{kern, plainYield}, true},
+		{[]parse.Frame{work, plainYield}, false},
+		{nil, false},
+	} {
+		if got := d.spins(parse.NewStack(tt.frames)); got != tt.spins {
+			t.Errorf("%+v: spins %v, want %v", tt.frames, got, tt.spins)
+		}
 	}
 }
