@@ -21,28 +21,26 @@ import "bytes"
 // dropInlineEcho removes the copy perf 7 prints of a sample's first
 // user-space frame (see above) from s.refs, in place; it returns what is
 // left. The frames are leaf first; only those up to the copy are read.
-func (s frameRefs) dropInlineEcho() []uint32 {
+func (s *frameRefs) dropInlineEcho() []uint32 {
 	refs := s.refs
 	u := 0
-	for u < len(refs) && isKernelAddr(s.addr(u)) {
+	for u < len(refs) && s.kernel(u) {
 		u++
 	}
-	if u+1 >= len(refs) {
+	// perf prints an address's inlined functions before it: the frame
+	// itself is the last of them.
+	for u+1 < len(refs) && s.inlined(u) && bytes.Equal(s.addr(u), s.addr(u+1)) {
+		u++
+	}
+	// A copy is printed alike, at the same address: most frames are
+	// told from the next by it, without being made.
+	if u+1 >= len(refs) || s.inlined(u) || !bytes.Equal(s.addr(u), s.addr(u+1)) {
 		return refs
 	}
 	var f, next Frame
 	s.frame(u, &f)
 	s.frame(u+1, &next)
-	// perf prints an address's inlined functions before it: the frame
-	// itself is the last of them.
-	for f.Inlined && bytes.Equal(f.Addr, next.Addr) {
-		if u++; u+1 >= len(refs) {
-			return refs
-		}
-		f = next
-		s.frame(u+1, &next)
-	}
-	if f.Inlined || !printedAlike(&f, &next) {
+	if !printedAlike(&f, &next) {
 		return refs
 	}
 	if len(f.Sym) == 0 || string(f.Sym) == "[unknown]" {

@@ -53,6 +53,7 @@ type tabEntry struct {
 	addr, sym, off, dso [2]uint16
 	n                   uint16
 	inlined             bool
+	kernel              bool // isKernelAddr(addr): asked of every sample's first frames (echo.go)
 }
 
 // line is e's line.
@@ -122,7 +123,7 @@ func (t *frameTable) add(at hashindex.Probe, kept []byte, f *Frame) uint32 {
 	e := &t.blocks[t.n/tableBlock][t.n%tableBlock]
 	t.n++
 	*e = tabEntry{
-		text: unsafe.SliceData(kept), n: uint16(len(kept)), inlined: f.Inlined,
+		text: unsafe.SliceData(kept), n: uint16(len(kept)), inlined: f.Inlined, kernel: isKernelAddr(f.Addr),
 		addr: span(kept, f.Addr), sym: span(kept, f.Sym), off: span(kept, f.Off), dso: span(kept, f.DSO),
 	}
 	t.ids.Add(at, uint32(t.n))

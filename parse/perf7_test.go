@@ -282,7 +282,7 @@ func TestDropInlineEcho(t *testing.T) {
 			refs[i] = localRef | uint32(i)
 		}
 		var out []Frame
-		for _, ref := range (frameRefs{refs: refs, local: tt.in}).dropInlineEcho() {
+		for _, ref := range (&frameRefs{refs: refs, local: tt.in}).dropInlineEcho() {
 			out = append(out, tt.in[ref&^localRef])
 		}
 		if got := syms(out); got != tt.want {

@@ -121,7 +121,7 @@ func (p *lineParser) tooDeep() bool {
 // dropped, here where the table's entries were just read (a concurrent
 // Reader's caller reads only the refs).
 func (p *lineParser) finishSample() {
-	refs := frameRefs{p.refs[p.refStart:], p.tab, p.frames}.dropInlineEcho()
+	refs := (&frameRefs{p.refs[p.refStart:], p.tab, p.frames}).dropInlineEcho()
 	p.refs = p.refs[:p.refStart+len(refs)]
 }
 
@@ -134,7 +134,7 @@ type frameRefs struct {
 }
 
 // frame sets *f to frame i.
-func (s frameRefs) frame(i int, f *Frame) {
+func (s *frameRefs) frame(i int, f *Frame) {
 	if ref := s.refs[i]; ref&localRef != 0 {
 		*f = s.local[ref&^localRef]
 	} else {
@@ -142,12 +142,27 @@ func (s frameRefs) frame(i int, f *Frame) {
 	}
 }
 
+// inlined is frame i's Inlined.
+func (s *frameRefs) inlined(i int) bool {
+	if ref := s.refs[i]; ref&localRef != 0 {
+		return s.local[ref&^localRef].Inlined
+	}
+	return s.tab.entry(s.refs[i]).inlined
+}
+
+// kernel is isKernelAddr of frame i's address.
+func (s *frameRefs) kernel(i int) bool {
+	if ref := s.refs[i]; ref&localRef != 0 {
+		return isKernelAddr(s.local[ref&^localRef].Addr)
+	}
+	return s.tab.entry(s.refs[i]).kernel
+}
+
 // addr is frame i's address.
-func (s frameRefs) addr(i int) []byte {
+func (s *frameRefs) addr(i int) []byte {
 	if ref := s.refs[i]; ref&localRef != 0 {
 		return s.local[ref&^localRef].Addr
-	} else {
-		e := s.tab.entry(ref)
-		return field(e.text, e.addr)
 	}
+	e := s.tab.entry(s.refs[i])
+	return field(e.text, e.addr)
 }

@@ -111,7 +111,13 @@ func (c *shortStacks) isCut(st *parse.Stack) bool {
 		if id == 0 {
 			return false
 		}
-		is := c.frame(st, i, id)
+		var is uint8
+		if int(id) < len(c.byID) {
+			is = c.byID[id]
+		}
+		if is == 0 {
+			is = c.judge(st, i, id)
+		}
 		if is&frameUser == 0 {
 			continue
 		}
@@ -132,11 +138,9 @@ const (
 	frameEntry
 )
 
-// frame returns what isCut asks of frame i of st, whose ID is id.
-func (c *shortStacks) frame(st *parse.Stack, i int, id uint32) uint8 {
-	if int(id) < len(c.byID) && c.byID[id] != 0 {
-		return c.byID[id]
-	}
+// judge returns what isCut asks of frame i of st, whose ID is id, and
+// keeps it.
+func (c *shortStacks) judge(st *parse.Stack, i int, id uint32) uint8 {
 	var f parse.Frame
 	st.Frame(i, &f)
 	is := frameKnown
