@@ -204,11 +204,13 @@ func profileBytes(t *testing.T, data []byte, opts NameOptions, fast bool) []byte
 		if x.Kind != parse.KindSample {
 			continue
 		}
-		frames := x.Stack.Frames()
+		stack := x.Stack
 		if !fast {
-			buf, frames = unnumbered(buf, frames)
+			var frames []parse.Frame
+			buf, frames = unnumbered(buf, stack.Frames())
+			stack = parse.NewStack(frames)
 		}
-		st := p.Stack(frames, string(x.Comm) == "java")
+		st := p.Stack(stack, string(x.Comm) == "java")
 		par := 1 + x.Line%3
 		p.Add(0, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}
@@ -234,7 +236,7 @@ func plainBuild(t *testing.T, data []byte, opts NameOptions) []byte {
 		}
 		var frames []parse.Frame
 		buf, frames = unnumbered(buf, x.Stack.Frames())
-		st := p.Stack(frames, string(x.Comm) == "java")
+		st := p.Stack(parse.NewStack(frames), string(x.Comm) == "java")
 		par := 1 + x.Line%3
 		p.Add(0, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/google/pprof/profile"
+	"github.com/wallfold/wallfold/parse"
 )
 
 // Profile gathers samples for a pprof profile: one Mapping per DSO,
@@ -73,6 +74,7 @@ type offLabels struct {
 // run's key, names and functions (leaf first).
 type runScratch struct {
 	ids   []uint32
+	run   []parse.Frame // the frames of a run not found by ID
 	key   []byte
 	names []string
 	fns   []uint32

@@ -59,7 +59,7 @@ func tracedProfile(data []byte, windows int32) *Profile {
 		if x.Kind != parse.KindSample {
 			continue
 		}
-		st := p.Stack(x.Stack.Frames(), string(x.Comm) == "java")
+		st := p.Stack(x.Stack, string(x.Comm) == "java")
 		par, win := 1+x.Line%3, int32(x.Line)%windows
 		p.Add(win, st, p.Comm(x.Comm), x.PID, x.TID, par, x.Period, float64(x.Period)/float64(par))
 		if x.Line%7 == 0 {

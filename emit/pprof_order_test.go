@@ -15,7 +15,7 @@ import (
 func TestPprofSampleOrderWithWakers(t *testing.T) {
 	order := func() []string {
 		p := emit.NewProfile(emit.NameOptions{}, emit.Labels{Comm: true, State: true, Waker: true})
-		st := p.Stack([]parse.Frame{pframe("401010", "read", "/bin/app")}, false)
+		st := p.Stack(parse.NewStack([]parse.Frame{pframe("401010", "read", "/bin/app")}), false)
 		comm := p.Comm([]byte("app"))
 		for _, waker := range []string{"make", "interrupt", "sh", "cc1"} {
 			p.AddOffWoken(0, st, comm, 7, 7, "blocked", waker, 1e6)

@@ -14,51 +14,61 @@ import (
 //
 // A run of "(inlined)" frames ends at the real frame they were inlined
 // into: together they are one Location. A run of one frame with an ID
-// takes its Location from locByID.
-func (p *Profile) Stack(frames []parse.Frame, java bool) uint32 {
+// takes its Location from locByID, without its Frame being made.
+func (p *Profile) Stack(st *parse.Stack, java bool) uint32 {
 	ids := p.runBuf.ids[:0]
-	byID := !java
-	start := 0
-	for i := range frames {
-		f := &frames[i]
-		if f.Inlined && i+1 < len(frames) {
-			continue
-		}
-		if byID && start == i && f.ID != 0 && int(f.ID) < len(p.locByID) {
-			if c := p.locByID[f.ID]; c != 0 { // most frames
+	run := p.runBuf.run[:0]
+	for i, n := 0, st.Len(); i < n; i++ {
+		if id := st.ID(i); len(run) == 0 && !java && id != 0 && int(id) < len(p.locByID) {
+			if c := p.locByID[id]; c != 0 { // most frames
 				if c > 1 {
 					ids = append(ids, c-2)
 				}
-				start = i + 1
 				continue
 			}
 		}
-		run := frames[start : i+1]
-		start = i + 1
-		cached := byID && len(run) == 1 && f.ID != 0
-		loc := noLocation
-		ok := false
-		if cached {
-			loc, ok = p.locationByAddr(run, java)
+		run = append(run, parse.Frame{})
+		f := &run[len(run)-1]
+		st.Frame(i, f)
+		if f.Inlined && i+1 < n {
+			continue
 		}
-		if !ok {
-			p.runBuf.key = appendRunKey(p.runBuf.key[:0], run, java)
-			loc = p.location(run, p.runBuf.key, java)
-		}
-		if cached {
-			if n := int(f.ID) + 1; n > len(p.locByID) {
-				p.locByID = append(p.locByID, make([]uint32, max(n, 2*len(p.locByID))-len(p.locByID))...)
-			}
-			p.locByID[f.ID] = loc + 2 // noLocation: 1
-		}
-		if loc != noLocation {
+		if loc := p.runLocation(run, java); loc != noLocation {
 			ids = append(ids, loc)
 		}
+		clear(run) // the reader's memory, not to be kept
+		run = run[:0]
 	}
+	p.runBuf.run = run
 	// Outermost first.
 	slices.Reverse(ids)
 	p.runBuf.ids = ids
 	return p.stackOf(ids)
+}
+
+// runLocation returns the Location of a run of frames, and keeps it by
+// ID for a run of one frame with an ID (Java tidying aside; not an
+// inlined frame, which a run of one is only at a stack's end: locByID
+// tells no frame's place in a run).
+func (p *Profile) runLocation(run []parse.Frame, java bool) uint32 {
+	f := &run[0]
+	cached := !java && len(run) == 1 && f.ID != 0
+	loc := noLocation
+	ok := false
+	if cached {
+		loc, ok = p.locationByAddr(run, java)
+	}
+	if !ok {
+		p.runBuf.key = appendRunKey(p.runBuf.key[:0], run, java)
+		loc = p.location(run, p.runBuf.key, java)
+	}
+	if cached && !f.Inlined {
+		if n := int(f.ID) + 1; n > len(p.locByID) {
+			p.locByID = append(p.locByID, make([]uint32, max(n, 2*len(p.locByID))-len(p.locByID))...)
+		}
+		p.locByID[f.ID] = loc + 2 // noLocation: 1
+	}
+	return loc
 }
 
 // stackOf interns a sequence of location indices, outermost first.

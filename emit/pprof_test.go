@@ -97,12 +97,12 @@ func pprofStacks(p *emit.Profile) (kernel, work, syscall, inl, none uint32) {
 	main := pframe("401000", "main", "/bin/app")
 	main7, main8 := main, main
 	main7.ID, main8.ID = 7, 8
-	kernel = p.Stack([]parse.Frame{pframe("ffffffff81000010", "schedule", "[kernel.kallsyms]")}, false)
-	work = p.Stack([]parse.Frame{pframe("401010", "work", "/bin/app"), main7}, false)
-	syscall = p.Stack([]parse.Frame{pframe("ffffffff81000020", "do_syscall", "[kernel.kallsyms]"),
-		pframe("7f0000001000", "read", "/lib/libc.so.6"), main8}, false)
+	kernel = p.Stack(parse.NewStack([]parse.Frame{pframe("ffffffff81000010", "schedule", "[kernel.kallsyms]")}), false)
+	work = p.Stack(parse.NewStack([]parse.Frame{pframe("401010", "work", "/bin/app"), main7}), false)
+	syscall = p.Stack(parse.NewStack([]parse.Frame{pframe("ffffffff81000020", "do_syscall", "[kernel.kallsyms]"),
+		pframe("7f0000001000", "read", "/lib/libc.so.6"), main8}), false)
 	inlined := parse.Frame{Addr: []byte("401020"), Sym: []byte("inl_helper"), Inlined: true}
-	inl = p.Stack([]parse.Frame{inlined, pframe("401020", "outer", "/bin/app"), main}, false)
+	inl = p.Stack(parse.NewStack([]parse.Frame{inlined, pframe("401020", "outer", "/bin/app"), main}), false)
 	none = p.Stack(nil, false)
 	return
 }
@@ -321,7 +321,7 @@ func TestPprofOneAddressTwoNames(t *testing.T) {
 		{inl("helper_b", 0), false, 64},
 		{inl("helper_a", 0), false, 128},
 	} {
-		p.Add(0, p.Stack(s.frames, s.java), app, 1, 1, 1, s.period, float64(s.period))
+		p.Add(0, p.Stack(parse.NewStack(s.frames), s.java), app, 1, 1, 1, s.period, float64(s.period))
 	}
 	pr := roundTrip(t, p.Build(emit.Meta{Event: "cpu-clock", TimeBased: true}))
 	checkSamples(t, pr, map[string][]int64{
@@ -348,5 +348,45 @@ func TestPprofOneAddressTwoNames(t *testing.T) {
 	}
 	if !maps.EqualFunc(locs, want, slices.Equal) {
 		t.Errorf("locations %q, want %q", locs, want)
+	}
+}
+
+// TestPprofInlinedFrameByID: a frame with an ID that perf printed as
+// inlined is, inside a stack, one Location with the frame it was inlined
+// into, also once that frame ID has been seen as a stack's last frame
+// (its own Location there): what is known of a frame by its ID does not
+// tell its place in a run of frames.
+func TestPprofInlinedFrameByID(t *testing.T) {
+	p := emit.NewProfile(emit.NameOptions{}, emit.Labels{Comm: true})
+	app := p.Comm([]byte("app"))
+	helper := parse.Frame{Addr: []byte("401030"), Sym: []byte("helper"), Inlined: true, ID: 9}
+	outer := pframe("401030", "outer", "/bin/app")
+	outer.ID = 10
+	work := pframe("401010", "work", "/bin/app")
+	work.ID = 1
+	for _, s := range []struct {
+		frames []parse.Frame
+		period uint64
+	}{
+		{[]parse.Frame{work, helper}, 1}, // a stack cut after the inlined frame
+		{[]parse.Frame{helper, outer}, 2},
+		{[]parse.Frame{work, helper}, 4},
+		{[]parse.Frame{helper, outer}, 8},
+	} {
+		p.Add(0, p.Stack(parse.NewStack(s.frames), false), app, 1, 1, 1, s.period, float64(s.period))
+	}
+	pr := roundTrip(t, p.Build(emit.Meta{Event: "cpu-clock", TimeBased: true}))
+	seen := false
+	for _, s := range pr.Sample {
+		if s.Value[1] != 2+8 { // the samples of {helper, outer}
+			continue
+		}
+		seen = true
+		if len(s.Location) != 1 || len(s.Location[0].Line) != 2 {
+			t.Errorf("helper inlined into outer: %d Locations, want one of two lines", len(s.Location))
+		}
+	}
+	if !seen {
+		t.Errorf("no sample of helper inlined into outer in %v", pr)
 	}
 }

@@ -31,7 +31,7 @@ func newProfileWriter(o Options) *profileWriter {
 }
 
 func (w *profileWriter) Intern(rec *parse.Record, stack *parse.Stack) uint32 {
-	st, comm := w.prof.Stack(stack.Frames(), string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
+	st, comm := w.prof.Stack(stack, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
 	if int(st) >= len(w.stackRef) {
 		w.stackRef = append(w.stackRef, make([]uint32, max(int(st)+1, 2*len(w.stackRef))-len(w.stackRef))...)
 	}
