@@ -56,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("wallfold"),
-		kong.Vars{"version": "wallfold " + version, "formats": emit.FormatNames(), "record_formats": "," + emit.FormatNames()},
+		kong.Vars{"version": "wallfold " + version},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
 		kong.Help(helpWithDefault),

@@ -17,7 +17,7 @@ import (
 // filter (no text file on disk).
 type RecordCmd struct {
 	Output     string        `short:"o" help:"Write the profile here (default wall.svg, or wall and -f's extension); its extension picks the format when -f is not given (.svg, .json: trace, .pb.gz: pprof, .folded, .txt: summary, .top: top)."`
-	Format     string        `short:"f" enum:"${record_formats}" default:"" help:"Output format (default: from -o's extension)."`
+	Format     string        `short:"f" enum:",folded,pprof,summary,top,svg,trace" default:"" help:"Output format (default: from -o's extension)."`
 	SystemWide bool          `name:"system-wide" short:"a" help:"Record every CPU (perf record -a); the group is CMD's process tree."`
 	CallGraph  string        `name:"call-graph" placeholder:"fp|dwarf[,SIZE]|lbr" help:"How perf records stacks (perf record --call-graph; default fp, as -g): dwarf for programs built without frame pointers (bigger perf.data, slower perf script)."`
 	PID        string        `name:"pid" short:"p" placeholder:"PID[,PID]" help:"Attach to running processes (perf record -p) instead of running a command; --duration or Ctrl-C ends the recording."`

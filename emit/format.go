@@ -39,7 +39,8 @@ var formats = [...]formatInfo{
 	ChromeTrace: {"trace", []string{".json"}},
 }
 
-// FormatNames lists the formats' names, comma-separated (kong's enum).
+// FormatNames lists the formats' names, comma-separated (as the -f flags'
+// enums spell them out: TestFormatEnums).
 func FormatNames() string {
 	names := make([]string, len(formats))
 	for i, f := range formats {
