@@ -8,8 +8,12 @@ PREFIX ?= /usr/local
 
 all: build
 
+# CGO_ENABLED=0: a static binary. kong imports os/user, which with cgo
+# links libc, and each run then starts through the dynamic loader: an
+# empty input took 19.2 ms and 726 page faults that way, 16.6 ms and 667
+# static (perf stat, 9 interleaved rounds of 10).
 build:
-	$(GO) build -o wallfold .
+	CGO_ENABLED=0 $(GO) build -o wallfold .
 
 # make install [PREFIX=/usr/local]: the binary into $(PREFIX)/bin.
 install: build
