@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/wallfold/wallfold/internal/hashindex"
+	"github.com/wallfold/wallfold/internal/hugemem"
 )
 
 // seqSet interns sequences of ids (stacks of name or location ids) and
@@ -59,7 +60,9 @@ func (t *seqSet) seq(id uint32) []uint32 {
 }
 
 // idArena keeps sequences of ids in large chunks: no allocation per
-// sequence.
+// sequence. Past the first chunk, a large trace's, the chunks are huge
+// pages where the system gives them (hugemem): 2.3 MB of stacks took 600
+// page faults in 4 KB pages.
 type idArena struct {
 	chunks [][]uint32
 	total  int // ids kept
@@ -70,7 +73,14 @@ const arenaChunk = 1 << 16
 func (a *idArena) add(ids []uint32) seqLoc {
 	k := len(a.chunks) - 1
 	if k < 0 || cap(a.chunks[k])-len(a.chunks[k]) < len(ids) {
-		a.chunks = append(a.chunks, make([]uint32, 0, max(arenaChunk, len(ids))))
+		var c []uint32
+		if k >= 0 && len(ids) <= hugemem.Size/4 {
+			c = hugemem.Uint32s()
+		}
+		if c == nil {
+			c = make([]uint32, 0, max(arenaChunk, len(ids)))
+		}
+		a.chunks = append(a.chunks, c)
 		k++
 	}
 	c := a.chunks[k]

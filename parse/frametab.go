@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/wallfold/wallfold/internal/hashindex"
+	"github.com/wallfold/wallfold/internal/hugemem"
 )
 
 // A trace repeats few distinct stack lines many times (a 120 MB go build
@@ -103,10 +104,18 @@ func (t *frameTable) takes(line []byte) bool {
 }
 
 // keep copies line into the table's memory, where it stays unchanged for
-// the table's life (frames point into it).
+// the table's life (frames point into it). Past the first chunk, a large
+// trace's, the chunks are huge pages where the system gives them
+// (hugemem): 3 MB of text took 670 page faults in 4 KB pages.
 func (t *frameTable) keep(line []byte) []byte {
 	if cap(t.chunk)-len(t.chunk) < len(line) {
-		t.chunk = make([]byte, 0, max(tableChunk, len(line)))
+		t.chunk = nil
+		if t.bytes > 0 && len(line) <= hugemem.Size {
+			t.chunk = hugemem.Bytes()
+		}
+		if t.chunk == nil {
+			t.chunk = make([]byte, 0, max(tableChunk, len(line)))
+		}
 	}
 	n := len(t.chunk)
 	t.chunk = append(t.chunk, line...)

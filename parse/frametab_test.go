@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 
+	"github.com/wallfold/wallfold/internal/hugemem"
 	"github.com/wallfold/wallfold/internal/testtrace"
 )
 
@@ -219,4 +221,28 @@ func tableLine(t *frameTable, line []byte, h uint64) uint32 {
 	}
 	t.mark(at, kept, id)
 	return id
+}
+
+// TestFrameTableHugeChunks: past its first chunk the table keeps line text
+// in 2 MB blocks of huge pages (Linux), and every entry of 40,000 distinct
+// lines (3.4 MB of text: the first chunk and two blocks) reads back its
+// line.
+func TestFrameTableHugeChunks(t *testing.T) {
+	tab := newFrameTable()
+	var lines [][]byte
+	for i := range 40000 {
+		line := fmt.Appendf(nil, "\t%16x runtime.function_number_%06d+0x%x (/usr/local/go/bin/go)", 0x401000+i, i, i%4096)
+		lines = append(lines, line)
+		if id := tableLine(tab, line, tab.hash(line)); id != uint32(i+1) {
+			t.Fatalf("line %d: ID %d", i, id)
+		}
+	}
+	for i, line := range lines {
+		if got := tab.entry(uint32(i + 1)).line(); string(got) != string(line) {
+			t.Fatalf("entry %d: %q, want %q", i+1, got, line)
+		}
+	}
+	if runtime.GOOS == "linux" && cap(tab.chunk) != hugemem.Size {
+		t.Errorf("the last chunk holds %d bytes, want a huge block's %d", cap(tab.chunk), hugemem.Size)
+	}
 }
