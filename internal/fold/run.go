@@ -83,8 +83,9 @@ func New(cfg Config, in Input) (*Run, error) {
 		r.sum = emit.NewSummarizer()
 	}
 	r.model = state.NewModel(cfg.modelOptions(&in))
-	if in.Tasks != nil && cfg.Scope != state.Workload {
-		// A file can be read twice: learn every thread's process first.
+	if in.Tasks != nil && cfg.Scope != state.Workload && !cfg.cpuProfile() {
+		// A file can be read twice: learn every thread's process first
+		// (a CPU profile tracks no thread: it takes each sample's pid).
 		if err := in.Tasks(func(id parse.TaskID) { r.model.Seed(id.PID, id.TID, id.ParentPID) }); err != nil {
 			return nil, &ExitError{2, err.Error()}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wallfold/wallfold/emit"
+	"github.com/wallfold/wallfold/parse"
 )
 
 // twoThreads: thread 10 runs alone from 1.000 s to 1.0025 s (samples
@@ -153,6 +154,22 @@ app    13     0.000000: PERF_RECORD_EXIT(13:13):(12:12)
 		if w < 0 || w > 4 {
 			t.Errorf("windows %v: a trace of 4.5 ms in 1 ms windows has windows 0 to 4", wins)
 			break
+		}
+	}
+}
+
+// TestCPUProfileReadsOnce: a CPU profile tracks no thread, so a file's
+// first pass for its threads' processes is not read; a wall profile's is.
+func TestCPUProfileReadsOnce(t *testing.T) {
+	for _, w := range []emit.Weight{emit.CPU, emit.Wall} {
+		passes := 0
+		in := Input{R: strings.NewReader(twoThreads), Name: "test",
+			Tasks: func(func(parse.TaskID)) error { passes++; return nil }}
+		if _, err := New(Config{Output: emit.Options{Weight: w}, Quiet: true, Stderr: io.Discard}, in); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[emit.Weight]int{emit.CPU: 0, emit.Wall: 1}[w]; passes != want {
+			t.Errorf("weight %v: %d first passes, want %d", w, passes, want)
 		}
 	}
 }
