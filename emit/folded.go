@@ -47,33 +47,24 @@ func (t *Totals) Add(id uint32, period uint64, wall float64) {
 func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 	lines := make([]foldLine, 0, len(t.CPU))
 	for id := range t.CPU {
-		var n uint64
-		if weight == CPU {
-			n = t.CPU[id]
-			if t.N[id] == 0 {
-				continue
-			}
-		} else {
-			n = uint64(math.Round(t.Wall[id]))
-			if n == 0 {
-				continue
-			}
+		if _, ok := t.weight(uint32(id), weight); ok {
+			lines = append(lines, newFoldLine(s.Frames(uint32(id)), uint32(id)))
 		}
-		lines = append(lines, foldLine{s.Frames(uint32(id)), n})
 	}
 	if rk, ok := nameRanks(s); ok {
 		rk.sortLines(lines, 0)
 	} else {
-		slices.SortFunc(lines, func(a, b foldLine) int { return cmpJoined(s, a.frames, b.frames) })
+		slices.SortFunc(lines, func(a, b foldLine) int { return cmpJoined(s, a.stack(), b.stack()) })
 	}
 	// Lines are built in one buffer, written when it holds 64 KiB.
 	const flushAt = 1 << 16
 	b := make([]byte, 0, flushAt+4096)
 	var last lastLine
 	for _, l := range lines {
-		b = last.build(b, s, l.frames)
+		n, _ := t.weight(l.id, weight)
+		b = last.build(b, s, l.stack())
 		b = append(b, ' ')
-		b = strconv.AppendUint(b, l.n, 10)
+		b = strconv.AppendUint(b, n, 10)
 		b = append(b, '\n')
 		if len(b) >= flushAt {
 			if _, err := w.Write(b); err != nil {
@@ -85,6 +76,16 @@ func WriteFolded(w io.Writer, s *Stacks, t *Totals, weight Weight) error {
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// weight is stack id's folded weight, and whether it has a line: a CPU
+// weight for every stack sampled, a wall weight when it rounds above 0.
+func (t *Totals) weight(id uint32, weight Weight) (uint64, bool) {
+	if weight == CPU {
+		return t.CPU[id], t.N[id] != 0
+	}
+	n := uint64(math.Round(t.Wall[id]))
+	return n, n != 0
 }
 
 // lastLine is the stack of the folded line last built and where its
