@@ -457,7 +457,7 @@ func looksLikeHeader(line []byte) bool {
 
 // parseSideband decodes the text after "PERF_RECORD_".
 func parseSideband(rec *Record, s []byte) bool {
-	s = bytes.TrimRight(s, " \t")
+	s = trimBlanksRight(s)
 	switch {
 	case bytes.HasPrefix(s, []byte("SWITCH_CPU_WIDE ")):
 		rec.Kind = KindSwitchCPUWide
@@ -482,7 +482,8 @@ func parseSideband(rec *Record, s []byte) bool {
 		return ok1 && ok2
 	case bytes.HasPrefix(s, []byte("SWITCH")):
 		rec.Kind = KindSwitch
-		s = bytes.TrimSpace(s[len("SWITCH"):])
+		// Only its start matters: no word looked for ends in a space.
+		s = trimSpaceLeft(s[len("SWITCH"):])
 		switch {
 		case bytes.HasPrefix(s, []byte("OUT")):
 			rec.Out = true

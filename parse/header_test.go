@@ -284,3 +284,32 @@ func TestReaderSampleEnds(t *testing.T) {
 		},
 	}})
 }
+
+// TestSwitchBlanks: a switch record's words are found past any blanks
+// bytes.TrimSpace takes (Unicode ones too), and its line may end in
+// blanks; a byte that is no blank (a zero-width space) spoils it.
+func TestSwitchBlanks(t *testing.T) {
+	for _, c := range []struct {
+		text         string
+		ok           bool
+		out, preempt bool
+	}{
+		{"SWITCH OUT        ", true, true, false},
+		{"SWITCH IN \t \t", true, false, false},
+		{"SWITCH OUT preempt  ", true, true, true},
+		{"SWITCH\v\f\r\nIN", true, false, false},
+		{"SWITCH\u00a0OUT preempt", true, true, true},
+		{"SWITCH \u0085\u3000 IN ", true, false, false},
+		{"SWITCH\u200bOUT", false, false, false},
+		{"SWITCH \xffOUT", false, false, false},
+		{"SWITCH", false, false, false},
+		{"SWITCH   \t", false, false, false},
+	} {
+		var rec Record
+		ok := parseSideband(&rec, []byte(c.text))
+		if ok != c.ok || ok && (rec.Kind != KindSwitch || rec.Out != c.out || rec.Preempt != c.preempt) {
+			t.Errorf("%q: ok %v, %v out %v preempt %v; want ok %v, out %v preempt %v",
+				c.text, ok, rec.Kind, rec.Out, rec.Preempt, c.ok, c.out, c.preempt)
+		}
+	}
+}

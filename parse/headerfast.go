@@ -1,8 +1,14 @@
 package parse
 
+import (
+	"bytes"
+	"unicode"
+)
+
 // What most header lines take: their pid word read in one pass (pidTok,
-// the one reader of pid words), and the end of a sample header read by
-// comparing it with the last one's.
+// the one reader of pid words), the end of a sample header read by
+// comparing it with the last one's, a switch record's blanks trimmed in
+// byte loops.
 
 // takePid sets h's pid and tid from w, a "TID" or "PID/TID" word (see
 // pidTok); false, h unchanged, when w is no such word.
@@ -109,4 +115,30 @@ func span32(b, sub []byte) [2]int {
 	}
 	start := cap(b) - cap(sub) // sub shares b's end of capacity
 	return [2]int{start, start + len(sub)}
+}
+
+// trimBlanksRight is bytes.TrimRight(s, " \t") in a byte loop: that one
+// builds its set of bytes each time, for every switch record (whose line
+// perf ends with blanks) the costliest part of reading it.
+func trimBlanksRight(s []byte) []byte {
+	n := len(s)
+	for n > 0 && isSpace(s[n-1]) {
+		n--
+	}
+	return s[:n]
+}
+
+// trimSpaceLeft is bytes.TrimLeftFunc(s, unicode.IsSpace), the leading
+// half of bytes.TrimSpace: ASCII in a byte loop, from the first byte
+// past ASCII on as bytes.TrimSpace does it.
+func trimSpaceLeft(s []byte) []byte {
+	for i, c := range s {
+		switch {
+		case c >= 0x80:
+			return bytes.TrimLeftFunc(s[i:], unicode.IsSpace)
+		case c != ' ' && (c < '\t' || c > '\r'):
+			return s[i:]
+		}
+	}
+	return s[len(s):]
 }
