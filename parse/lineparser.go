@@ -395,10 +395,9 @@ func (p *lineParser) header(line []byte) bool {
 		p.arena = p.arena[:0]
 	}
 	rec := &p.rec
-	*rec = Record{
-		Line: lineNo, Comm: h.comm, PID: h.pid, TID: h.tid, HasTID: h.hasTID, CPU: h.cpu,
-		Time: h.time, HasTime: h.hasTime,
-	}
+	*rec = Record{} // in place: a literal with the fields is built, then copied
+	rec.Line, rec.Comm, rec.PID, rec.TID, rec.HasTID, rec.CPU = lineNo, h.comm, h.pid, h.tid, h.hasTID, h.cpu
+	rec.Time, rec.HasTime = h.time, h.hasTime
 	if h.sideband != nil {
 		if !parseSideband(rec, h.sideband) {
 			p.syntaxError(line, "unrecognised PERF_RECORD_ line")
