@@ -219,35 +219,42 @@ func (h *header) commonPrefix(line []byte) (after int, found bool) {
 
 // timeBefore reads the word that ends at line[c], a ':', as parseTime
 // does, from its end: s is where the word starts; ok is false when it
-// is no time (or is glued to what precedes it).
+// is no time (or is glued to what precedes it). Each part's digits are
+// added up as they are found (one pass, no second over them).
 func timeBefore(line []byte, c int) (s int, ns int64, ok bool) {
-	dot := c
-	for dot > 0 && isDigit(line[dot-1]) {
+	dot, mul := c, int64(1)
+	for dot > 0 && c-dot <= 9 {
+		d := line[dot-1] - '0'
+		if d > 9 {
+			break
+		}
+		ns += int64(d) * mul
+		mul *= 10
 		dot--
 	}
 	frac := c - dot
 	if dot--; dot < 1 || line[dot] != '.' || frac < 1 || frac > 9 {
 		return 0, 0, false
 	}
-	s = dot
-	for s > 0 && isDigit(line[s-1]) {
+	var sec int64
+	s, mul = dot, 1
+	for s > 0 && dot-s <= maxPidDigits {
+		d := line[s-1] - '0'
+		if d > 9 {
+			break
+		}
+		sec += int64(d) * mul
+		mul *= 10
 		s--
 	}
 	if s == dot || dot-s > maxPidDigits || s > 0 && !isSpace(line[s-1]) {
 		return 0, 0, false
 	}
-	var sec int64
-	for _, d := range line[s:dot] {
-		sec = sec*10 + int64(d-'0')
-	}
-	for _, d := range line[dot+1 : c] {
-		ns = ns*10 + int64(d-'0')
-	}
-	for ; frac < 9; frac++ {
-		ns *= 10
-	}
-	return s, sec*1e9 + ns, sec <= 1<<33
+	return s, sec*1e9 + ns*pow10[9-frac], sec <= 1<<33
 }
+
+// pow10[k] is 10^k.
+var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 // trimComm is bytes.TrimSpace(line[:ps]), where ps > 0 starts a word
 // after blanks: without its Unicode decoding when the comm starts and
