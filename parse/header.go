@@ -222,35 +222,34 @@ func (h *header) commonPrefix(line []byte) (after int, found bool) {
 // is no time (or is glued to what precedes it). Each part's digits are
 // added up as they are found (one pass, no second over them).
 func timeBefore(line []byte, c int) (s int, ns int64, ok bool) {
-	dot, mul := c, int64(1)
-	for dot > 0 && c-dot <= 9 {
-		d := line[dot-1] - '0'
-		if d > 9 {
-			break
-		}
-		ns += int64(d) * mul
-		mul *= 10
-		dot--
-	}
+	dot, ns := digitsBefore(line, c, 9)
 	frac := c - dot
-	if dot--; dot < 1 || line[dot] != '.' || frac < 1 || frac > 9 {
+	if dot--; dot < 1 || line[dot] != '.' || frac < 1 {
 		return 0, 0, false
 	}
-	var sec int64
-	s, mul = dot, 1
-	for s > 0 && dot-s <= maxPidDigits {
-		d := line[s-1] - '0'
-		if d > 9 {
-			break
-		}
-		sec += int64(d) * mul
-		mul *= 10
-		s--
-	}
-	if s == dot || dot-s > maxPidDigits || s > 0 && !isSpace(line[s-1]) {
+	s, sec := digitsBefore(line, dot, maxPidDigits)
+	if s == dot || s > 0 && !isSpace(line[s-1]) {
 		return 0, 0, false
 	}
 	return s, sec*1e9 + ns*pow10[9-frac], sec <= 1<<33
+}
+
+// digitsBefore reads the decimal digits that end at line[end-1], at most
+// most of them, back to where they start (start), and their value. A
+// longer run leaves a digit at line[start-1], which the caller refuses
+// as it refuses any byte but its separator.
+func digitsBefore(line []byte, end, most int) (start int, v int64) {
+	start, mul := end, int64(1)
+	for start > 0 && end-start < most {
+		d := line[start-1] - '0'
+		if d > 9 {
+			break
+		}
+		v += int64(d) * mul
+		mul *= 10
+		start--
+	}
+	return start, v
 }
 
 // pow10[k] is 10^k.
