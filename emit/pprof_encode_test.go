@@ -227,3 +227,36 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	*c += countWriter(len(p))
 	return len(p), nil
 }
+
+// TestPprofWritesInLargePieces: a profile reaches its writer in a few
+// large writes (each a system call to a file), not in the compressor's
+// pieces of a few hundred bytes; both writers, the shipped build trace.
+func TestPprofWritesInLargePieces(t *testing.T) {
+	data := testtrace.Read(t, "../testdata/traces/build.txt.gz")
+	meta := func(int32) Meta { return Meta{Event: "cpu-clock", TimeBased: true, Period: 1} }
+	check := func(name string, enc func(io.Writer) error) {
+		var w callWriter
+		if err := enc(&w); err != nil {
+			t.Fatal(err)
+		}
+		if min := 16 << 10; w.calls > w.bytes/min+1 {
+			t.Errorf("%s: %d bytes in %d writes, want at most %d (%d bytes each)", name, w.bytes, w.calls, w.bytes/min+1, min)
+		}
+	}
+	tracedProfile(data, 1).WriteEach(meta, true, func(_ int32, enc func(io.Writer) error) error {
+		check("WriteEach", enc)
+		return nil
+	})
+	var pr *profile.Profile
+	tracedProfile(data, 1).refBuildEach(meta, true, func(_ int32, p *profile.Profile) error { pr = p; return nil })
+	check("WritePprof", func(w io.Writer) error { return WritePprof(w, pr) })
+}
+
+// callWriter counts the calls to Write and the bytes written.
+type callWriter struct{ calls, bytes int }
+
+func (c *callWriter) Write(p []byte) (int, error) {
+	c.calls++
+	c.bytes += len(p)
+	return len(p), nil
+}

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"bufio"
 	"compress/gzip"
 	"io"
 
@@ -43,13 +44,32 @@ func SampleTypes(event string, timeBased bool) []*profile.ValueType {
 // diff's) gzipped at gzip.BestSpeed, as the pprof writer writes its
 // profiles, encoded by encodeProfile.
 func WritePprof(w io.Writer, pr *profile.Profile) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	return writeGzip(w, func(zw io.Writer) error { return encodeProfile(zw, pr) })
+}
+
+// gzipBuffer is what writeGzip keeps of the compressed profile before it
+// writes to its writer.
+const gzipBuffer = 64 << 10
+
+// writeGzip writes what enc writes, gzipped at gzip.BestSpeed, to w. The
+// compressor hands on its output in pieces of a few hundred bytes: to a
+// file each was a write call (3,845 for the 0.9 MB profile of an 86 MB
+// trace), so they are gathered in gzipBuffer pieces first. The bytes
+// are the same: the compressor's blocks do not depend on how it is fed
+// or drained. The error is the first there is: enc's (w's, as it
+// writes), else the gzip writer's Close, else writing the rest.
+func writeGzip(w io.Writer, enc func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, gzipBuffer)
+	zw, err := gzip.NewWriterLevel(bw, gzip.BestSpeed)
 	if err != nil {
 		return err
 	}
-	if err := encodeProfile(zw, pr); err != nil {
+	if err := enc(zw); err != nil {
 		zw.Close()
 		return err
 	}
-	return zw.Close()
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
