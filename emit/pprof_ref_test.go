@@ -117,7 +117,7 @@ type refBuilder struct {
 }
 
 func newRefBuilder(p *Profile) *refBuilder {
-	return &refBuilder{p: p, locs: make([]*profile.Location, len(p.locList)), locAt: make([]int, len(p.locList))}
+	return &refBuilder{p: p, locs: make([]*profile.Location, p.locList.n), locAt: make([]int, p.locList.n)}
 }
 
 // location returns the current profile's copy of location index id.
@@ -125,7 +125,7 @@ func (b *refBuilder) location(pr *profile.Profile, id uint32) *profile.Location 
 	if b.locAt[id] == b.gen {
 		return b.locs[id]
 	}
-	src := &b.p.locList[id]
+	src := b.p.locList.at(id)
 	loc := &profile.Location{ID: uint64(len(pr.Location) + 1), Address: src.addr}
 	if src.mapping != 0 {
 		srcMap := b.p.mapList[src.mapping-1]

@@ -142,18 +142,20 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 	addr := parseHex(real.Addr)
 	last := uint32(0) // index + 1
 	if addr != 0 {
-		last = p.locs.get(addr)
+		last = p.locs.get(addr, &p.locList)
 		for i := last; i != 0; i = p.madeBefore(i - 1) {
-			if loc := &p.locList[i-1]; loc.mapping == m && slices.Equal(p.functions(loc), fns) {
+			if loc := p.locList.at(i - 1); loc.mapping == m && slices.Equal(p.functions(loc), fns) {
 				return i - 1
 			}
 		}
 	}
 	id := p.addLocation(location{addr: addr, mapping: m}, fns)
 	if addr != 0 {
-		p.locs.set(addr, id+1)
+		p.locs.set(id+1, &p.locList)
 		if last != 0 {
-			p.sameAddr = append(p.sameAddr, make([]uint32, len(p.locList)-len(p.sameAddr))...)
+			if p.sameAddr == nil {
+				p.sameAddr = make(map[uint32]uint32)
+			}
 			p.sameAddr[id] = last
 		}
 	}
@@ -162,10 +164,13 @@ func (p *Profile) newLocation(run []parse.Frame, java bool) uint32 {
 
 // addLocation adds loc with functions fns and returns its index.
 func (p *Profile) addLocation(loc location, fns []uint32) uint32 {
-	loc.fns, loc.nFns = uint32(len(p.locFns)), uint32(len(fns))
-	p.locFns = appendDoubling(p.locFns, fns...)
-	p.locList = appendDoubling(p.locList, loc)
-	return uint32(len(p.locList) - 1)
+	if len(fns) == 1 && fns[0] < manyFns {
+		loc.fn[0] = fns[0]
+	} else {
+		loc.fn[0] = manyFns + uint32(len(p.locFns))
+		p.locFns = append(append(p.locFns, uint32(len(fns))), fns...)
+	}
+	return p.locList.add(loc)
 }
 
 // appendDoubling is append that doubles a full slice's capacity, where
@@ -214,12 +219,7 @@ func frameNameKey(k []byte, f *parse.Frame, java, addrs bool) []byte {
 
 // madeBefore is the index + 1 of the Location made before location i
 // at its address, 0 if none.
-func (p *Profile) madeBefore(i uint32) uint32 {
-	if i < uint32(len(p.sameAddr)) {
-		return p.sameAddr[i]
-	}
-	return 0
-}
+func (p *Profile) madeBefore(i uint32) uint32 { return p.sameAddr[i] }
 
 // mapping returns the index + 1 of the mapping of dso.
 func (p *Profile) mapping(dso []byte) uint32 {
@@ -265,10 +265,12 @@ func parseHex(b []byte) uint64 {
 	return n
 }
 
-// addrTable maps addresses to numbers other than 0: open addressing (a
-// Go map's insert cost 500 instructions here, for an address seen once).
+// addrTable finds the last Location made at an address: open
+// addressing (a Go map's insert cost 500 instructions here, for an
+// address seen once) of Location indices + 1, the address read from the
+// Location (a table of keys beside them was twice the memory, 1.5 MB
+// allocated on the way on an 86 MB trace).
 type addrTable struct {
-	keys []uint64
 	vals []uint32 // 0: an empty slot; a power of 2 long, at most half full
 	n    int
 }
@@ -278,38 +280,40 @@ func (t *addrTable) slot(a uint64) uint64 {
 	return (h ^ h>>29) & uint64(len(t.vals)-1)
 }
 
-// get returns the number of address a, 0 if none.
-func (t *addrTable) get(a uint64) uint32 {
+// get returns the index + 1 of the last Location in locs made at address
+// a, 0 if none.
+func (t *addrTable) get(a uint64, locs *chunkList[location]) uint32 {
 	if t.n == 0 {
 		return 0
 	}
 	mask := uint64(len(t.vals) - 1)
 	for i := t.slot(a); t.vals[i] != 0; i = (i + 1) & mask {
-		if t.keys[i] == a {
+		if locs.at(t.vals[i]-1).addr == a {
 			return t.vals[i]
 		}
 	}
 	return 0
 }
 
-// set makes v (not 0) the number of address a.
-func (t *addrTable) set(a uint64, v uint32) {
+// set makes v (an index + 1 in locs) the last Location at its address.
+func (t *addrTable) set(v uint32, locs *chunkList[location]) {
 	if 2*(t.n+1) > len(t.vals) {
-		old := *t
-		*t = addrTable{keys: make([]uint64, max(1024, 2*len(old.vals))), vals: make([]uint32, max(1024, 2*len(old.vals)))}
-		for i, ov := range old.vals {
+		old := t.vals
+		*t = addrTable{vals: make([]uint32, max(1024, 2*len(old)))}
+		for _, ov := range old {
 			if ov != 0 {
-				t.set(old.keys[i], ov)
+				t.set(ov, locs)
 			}
 		}
 	}
+	a := locs.at(v - 1).addr
 	mask := uint64(len(t.vals) - 1)
 	i := t.slot(a)
-	for t.vals[i] != 0 && t.keys[i] != a {
+	for t.vals[i] != 0 && locs.at(t.vals[i]-1).addr != a {
 		i = (i + 1) & mask
 	}
 	if t.vals[i] == 0 {
 		t.n++
 	}
-	t.keys[i], t.vals[i] = a, v
+	t.vals[i] = v
 }

@@ -69,7 +69,7 @@ type pbWriter struct {
 }
 
 func newPbWriter(p *Profile) *pbWriter {
-	return &pbWriter{p: p, locNum: make([]uint32, len(p.locList)+1), fnNum: make([]uint32, len(p.funcList)+1),
+	return &pbWriter{p: p, locNum: make([]uint32, p.locList.n+1), fnNum: make([]uint32, len(p.funcList)+1),
 		mapNum: make([]uint32, len(p.mapList))}
 }
 
@@ -163,7 +163,7 @@ func (pw *pbWriter) sample(b []byte, s *sampleEntry) []byte {
 func (pw *pbWriter) shortSample(b []byte, s *sampleEntry, ids []uint32) []byte {
 	nums := pw.nums[:0]
 	if len(ids) == 0 {
-		nums = append(nums, uint64(pw.useLocation(uint32(len(pw.p.locList)))))
+		nums = append(nums, uint64(pw.useLocation(uint32(pw.p.locList.n))))
 	} else {
 		nums = slices.Grow(nums, len(ids))[:len(ids)]
 		for j, id := range ids {
@@ -186,10 +186,10 @@ func (pw *pbWriter) useLocation(id uint32) uint32 {
 		return n
 	}
 	p := pw.p
-	if int(id) == len(p.locList) { // [no stack]
+	if int(id) == p.locList.n { // [no stack]
 		pw.useFunction(uint32(len(p.funcList)))
 	} else {
-		loc := &p.locList[id]
+		loc := p.locList.at(id)
 		if m := loc.mapping; m != 0 && pw.mapNum[m-1] == 0 {
 			pw.mapOrd = append(pw.mapOrd, m-1)
 			pw.mapNum[m-1] = uint32(len(pw.mapOrd))
@@ -269,13 +269,13 @@ func (pw *pbWriter) mappingMsg(b []byte, i uint32) []byte {
 func (pw *pbWriter) locationMsg(b []byte, id uint32) []byte {
 	p := pw.p
 	m := pbOpt(pw.e.scr[:0], 1, uint64(pw.locNum[id]))
-	if int(id) == len(p.locList) { // [no stack]: one line, no mapping, no address
+	if int(id) == p.locList.n { // [no stack]: one line, no mapping, no address
 		var lb [11]byte
 		m = pbBytes(m, 4, pbOpt(lb[:0], 1, uint64(pw.fnNum[len(p.funcList)])))
 		pw.e.scr = m
 		return pbBytes(b, 4, m)
 	}
-	loc := &p.locList[id]
+	loc := p.locList.at(id)
 	if loc.mapping != 0 {
 		m = pbOpt(m, 2, uint64(pw.mapNum[loc.mapping-1]))
 	}
