@@ -97,8 +97,8 @@ type runScratch struct {
 // what the names depend on (frameNameKey): one naming per symbol, where
 // a Location is made per address.
 type frameFuncs struct {
-	byKey map[string][2]uint32 // key -> (start, count) in flat
-	flat  []uint32             // function indices
+	byKey frameKeys // key -> (start, count) in flat
+	flat  []uint32  // function indices
 	key   []byte
 }
 
@@ -128,7 +128,7 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		funcs:    make(map[string]*profile.Function),
 		frameLoc: make(map[string]uint32),
 		stacks:   newSeqSet(),
-		frameFns: frameFuncs{byKey: make(map[string][2]uint32)},
+		frameFns: frameFuncs{byKey: newFrameKeys()},
 		commID:   make(map[string]uint32),
 	}
 }

@@ -188,7 +188,7 @@ func appendDoubling[T any](s []T, xs ...T) []T {
 func (p *Profile) frameFunctions(fns []uint32, f *parse.Frame, java bool) []uint32 {
 	c := &p.frameFns
 	c.key = frameNameKey(c.key[:0], f, java, p.names.Addrs)
-	if r, ok := c.byKey[string(c.key)]; ok {
+	if r, ok := c.byKey.find(c.key); ok {
 		return append(fns, c.flat[r[0]:r[0]+r[1]]...)
 	}
 	names := FrameNames(p.runBuf.names[:0], f, java, p.names)
@@ -197,7 +197,7 @@ func (p *Profile) frameFunctions(fns []uint32, f *parse.Frame, java bool) []uint
 	for j := len(names) - 1; j >= 0; j-- {
 		c.flat = append(c.flat, p.function(names[j], f.Sym))
 	}
-	c.byKey[string(c.key)] = [2]uint32{uint32(start), uint32(len(names))}
+	c.byKey.add(c.key, [2]int{start, len(names)})
 	return append(fns, c.flat[start:]...)
 }
 
