@@ -25,8 +25,8 @@ func (p *Profile) refBuildEach(meta func(win int32) Meta, merged bool, write fun
 		k sampleKey
 		v sampleVal
 	}
-	es := make([]entry, 0, p.samples.n)
-	for i := range p.samples.n {
+	es := make([]entry, 0, p.samples.entries.n)
+	for i := range p.samples.entries.n {
 		k, v := p.samples.entry(uint32(i)).k, p.samples.entry(uint32(i)).v
 		if merged {
 			k.win = 0

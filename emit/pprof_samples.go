@@ -12,17 +12,11 @@ import (
 // grew, about 6 % of a pprof run's CPU time; its entries would also have
 // to be copied out to be sorted.)
 type sampleTable struct {
-	chunks [][]sampleEntry // of sampleChunk entries, the last one filling
-	n      int
-	slots  []uint32 // entry index + 1, 0: empty; a power of 2 long, at most half full
+	entries chunkList[sampleEntry] // chunks of 224 KB
+	slots   []uint32               // entry index + 1, 0: empty; a power of 2 long, at most half full
 }
 
-// sampleChunk is the entries in a chunk (224 KB of them).
-const sampleChunk = 4096
-
-func (t *sampleTable) entry(i uint32) *sampleEntry {
-	return &t.chunks[i/sampleChunk][i%sampleChunk]
-}
+func (t *sampleTable) entry(i uint32) *sampleEntry { return t.entries.at(i) }
 
 // sampleEntry is a sample key and its values.
 type sampleEntry struct {
@@ -33,21 +27,16 @@ type sampleEntry struct {
 // at returns the values of the sample with key k, a new sample's if
 // none; the pointer is good until the next call.
 func (t *sampleTable) at(k sampleKey) *sampleVal {
-	if 2*t.n >= len(t.slots) {
+	if 2*t.entries.n >= len(t.slots) {
 		t.grow()
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := k.hash() & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
-			if t.n%sampleChunk == 0 {
-				t.chunks = append(t.chunks, make([]sampleEntry, sampleChunk))
-			}
-			e := t.entry(uint32(t.n))
-			e.k = k
-			t.n++
-			t.slots[i] = uint32(t.n)
-			return &e.v
+			j := t.entries.add(sampleEntry{k: k})
+			t.slots[i] = j + 1
+			return &t.entry(j).v
 		}
 		if e := t.entry(s - 1); e.k == k {
 			return &e.v
@@ -58,7 +47,7 @@ func (t *sampleTable) at(k sampleKey) *sampleVal {
 func (t *sampleTable) grow() {
 	t.slots = make([]uint32, max(1024, 2*len(t.slots)))
 	mask := uint64(len(t.slots) - 1)
-	for j := range t.n {
+	for j := range t.entries.n {
 		i := t.entry(uint32(j)).k.hash() & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
@@ -89,11 +78,12 @@ func (k sampleKey) hash() uint64 {
 // kept: at is not called again.
 func (t *sampleTable) sorted(merged bool, nStacks int) []uint32 {
 	t.slots = nil
-	if t.n == 0 {
+	n := t.entries.n
+	if n == 0 {
 		return nil
 	}
-	cs := t.chunks
-	cs[len(cs)-1] = cs[len(cs)-1][:(t.n-1)%sampleChunk+1]
+	cs := t.entries.chunks
+	cs[len(cs)-1] = cs[len(cs)-1][:(n-1)%chunkLen+1]
 	lo, hi := cs[0][0].k.win, cs[0][0].k.win
 	for _, c := range cs {
 		for i := range c {
@@ -149,7 +139,7 @@ func (t *sampleTable) countingSort(src []uint32, n int, key func(*sampleKey) int
 			return
 		}
 		i := uint32(0)
-		for _, c := range t.chunks {
+		for _, c := range t.entries.chunks {
 			for j := range c {
 				f(i, &c[j].k)
 				i++
@@ -160,7 +150,7 @@ func (t *sampleTable) countingSort(src []uint32, n int, key func(*sampleKey) int
 	for i := 1; i <= n; i++ {
 		at[i] += at[i-1]
 	}
-	dst := make([]uint32, t.n)
+	dst := make([]uint32, t.entries.n)
 	each(func(i uint32, k *sampleKey) {
 		x := key(k)
 		dst[at[x]] = i

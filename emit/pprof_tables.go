@@ -173,16 +173,6 @@ func (p *Profile) addLocation(loc location, fns []uint32) uint32 {
 	return p.locList.add(loc)
 }
 
-// appendDoubling is append that doubles a full slice's capacity, where
-// append grows a large one by a quarter (about five times its final size
-// allocated and copied on the way: page faults).
-func appendDoubling[T any](s []T, xs ...T) []T {
-	if len(s)+len(xs) > cap(s) {
-		s = slices.Grow(s, max(len(xs), cap(s)))
-	}
-	return append(s, xs...)
-}
-
 // frameFunctions appends the functions of f's names to fns, leaf first
 // ("A->B->C" chains are root first: B and C are inlined into A).
 func (p *Profile) frameFunctions(fns []uint32, f *parse.Frame, java bool) []uint32 {

@@ -11,11 +11,11 @@ import (
 // the Profile's tables, its comm a label.
 type profileWriter struct {
 	prof *Profile
-	refs []profileRef // by handle
+	refs chunkList[profileRef] // by handle
 	// stackRef is the handle + 1 of each stack's latest (stack, comm)
 	// pair, 0: none; the stack's other pairs follow from there (a stack
 	// is mostly seen with one comm).
-	stackRef []uint32
+	stackRef chunkList[uint32]
 	offLeaf  map[[2]uint32]uint32 // (stack, state) -> the stack with its leaf
 	wakers   *WakerNames          // names Sample.Waker
 }
@@ -27,29 +27,31 @@ type profileRef struct {
 }
 
 func newProfileWriter(o Options) *profileWriter {
-	return &profileWriter{prof: NewProfile(o.Names, o.Labels), offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
+	p := NewProfile(o.Names, o.Labels)
+	return &profileWriter{prof: p, refs: chunkList[profileRef]{huge: p.hugeChunks()}, stackRef: chunkList[uint32]{huge: p.hugeChunks()},
+		offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
 }
 
 func (w *profileWriter) Intern(rec *parse.Record, stack *parse.Stack) uint32 {
 	st, comm := w.prof.Stack(stack, string(rec.Comm) == "java"), w.prof.Comm(rec.Comm)
-	if int(st) >= len(w.stackRef) {
-		w.stackRef = append(w.stackRef, make([]uint32, max(int(st)+1, 2*len(w.stackRef))-len(w.stackRef))...)
+	for int(st) >= w.stackRef.n {
+		w.stackRef.add(0)
 	}
-	first := w.stackRef[st]
-	for r := first; r != 0; r = w.refs[r-1].next {
-		if w.refs[r-1].comm == comm {
+	first := w.stackRef.at(st)
+	for r := *first; r != 0; r = w.refs.at(r - 1).next {
+		if w.refs.at(r-1).comm == comm {
 			return r - 1
 		}
 	}
-	w.refs = appendDoubling(w.refs, profileRef{st, comm, first})
-	w.stackRef[st] = uint32(len(w.refs))
-	return uint32(len(w.refs) - 1)
+	h := w.refs.add(profileRef{st, comm, *first})
+	*first = h + 1
+	return h
 }
 
 // Add adds a sample to the profile; off-CPU and lost time (wall only,
 // label state) at the stack with a leaf frame that names the state.
 func (w *profileWriter) Add(s *Sample) {
-	r := &w.refs[s.Ref]
+	r := w.refs.at(s.Ref)
 	if s.State == state.OnCPU {
 		w.prof.Add(s.Window, r.stack, r.comm, s.PID, s.TID, s.Parallelism, s.Period, s.Wall)
 		return
@@ -63,8 +65,8 @@ func (w *profileWriter) Add(s *Sample) {
 	w.prof.AddOffWoken(s.Window, st, r.comm, s.PID, s.TID, s.State.String(), w.wakers.Name(s.Waker), s.Wall)
 }
 
-func (w *profileWriter) Comm(ref uint32) string     { return w.prof.CommName(w.refs[ref].comm) }
-func (w *profileWriter) Frames(ref uint32) []string { return w.prof.StackNames(w.refs[ref].stack) }
+func (w *profileWriter) Comm(ref uint32) string     { return w.prof.CommName(w.refs.at(ref).comm) }
+func (w *profileWriter) Frames(ref uint32) []string { return w.prof.StackNames(w.refs.at(ref).stack) }
 
 // WriteTo writes one profile of all the samples (whatever --split).
 func (w *profileWriter) WriteTo(out io.Writer, end *End) error {
