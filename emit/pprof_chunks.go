@@ -40,13 +40,26 @@ func (l *chunkList[T]) add(v T) uint32 {
 }
 
 func (l *chunkList[T]) newChunk() []T {
-	if len(l.chunks) > 0 && l.huge != nil {
-		var v T
-		if b := l.huge.take(chunkLen * int(unsafe.Sizeof(v))); b != nil {
-			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), chunkLen)
+	if len(l.chunks) > 0 {
+		if c := hugeSlice[T](l.huge, chunkLen); c != nil {
+			return c
 		}
 	}
 	return make([]T, chunkLen)
+}
+
+// hugeSlice returns n zero values of T (which holds no pointers) cut
+// from h's huge pages, nil if h is nil or has no page.
+func hugeSlice[T any](h *hugeChunks, n int) []T {
+	if h == nil {
+		return nil
+	}
+	var v T
+	b := h.take(n * int(unsafe.Sizeof(v)))
+	if b == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // hugeChunks cuts chunks from huge pages, one after another: the lists

@@ -39,3 +39,33 @@ func TestChunkListHuge(t *testing.T) {
 		t.Errorf("first chunk at %#x, in the huge page", heap)
 	}
 }
+
+// TestSampleSlotsHuge: a sample table finds each of 40,000 samples
+// again after its slots grew, and its large slots are cut from a huge
+// page that holds chunks of its entries (on Linux).
+func TestSampleSlotsHuge(t *testing.T) {
+	s := sampleTable{entries: chunkList[sampleEntry]{huge: &hugeChunks{}}}
+	const n = 40000
+	for i := range n {
+		s.at(sampleKey{stack: uint32(i), pid: int32(i % 7)}).n = int64(i)
+	}
+	for i := range n {
+		if v := s.at(sampleKey{stack: uint32(i), pid: int32(i % 7)}); v.n != int64(i) {
+			t.Fatalf("sample %d: n %d", i, v.n)
+		}
+	}
+	if s.entries.n != n || len(s.slots) != 1<<17 {
+		t.Fatalf("%d entries, %d slots; want %d, %d", s.entries.n, len(s.slots), n, 1<<17)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	page := func(p unsafe.Pointer) uintptr { return uintptr(p) &^ (hugemem.Size - 1) }
+	slots := page(unsafe.Pointer(&s.slots[0]))
+	for i := uint32(chunkLen); i < n; i += chunkLen {
+		if page(unsafe.Pointer(s.entry(i))) == slots {
+			return
+		}
+	}
+	t.Errorf("slots in the page at %#x, with no chunk of entries", slots)
+}
