@@ -17,8 +17,9 @@ type pbEncoder struct {
 }
 
 // pbChunk is how much encoded profile is kept before it is written (a
-// variable: tests write in small pieces).
-var pbChunk = 256 << 10
+// variable: tests write in small pieces). The compressor takes it in
+// pieces of 64 KB whatever the writes: more is memory for nothing.
+var pbChunk = 64 << 10
 
 // flush writes b once it holds pbChunk bytes, and returns what is left
 // to append to (nothing more is written after an error).
