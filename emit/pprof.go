@@ -17,8 +17,8 @@ type Profile struct {
 
 	mappings map[string]*profile.Mapping
 	mapList  []*profile.Mapping
-	funcs    map[string]*profile.Function
-	funcList []*profile.Function
+	funcs    map[string]uint32 // name -> index in funcList
+	funcList []function
 	locs     addrTable // address -> the index + 1 of the last Location made there
 	locList  chunkList[location]
 	locFns   []uint32 // the functions of Locations that have more than one
@@ -63,6 +63,10 @@ type location struct {
 
 // manyFns marks a location's fn as an index in locFns.
 const manyFns = 1 << 31
+
+// function is a Function: its name and system name (perf's symbol).
+// Values, not profile.Function objects: 32 bytes each, not 96.
+type function struct{ name, sys string }
 
 // noLocation is the location index of a run of frames that names
 // nothing.
@@ -128,7 +132,7 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		names:    o,
 		labels:   labels,
 		mappings: make(map[string]*profile.Mapping),
-		funcs:    make(map[string]*profile.Function),
+		funcs:    make(map[string]uint32),
 		frameLoc: make(map[string]uint32),
 		stacks:   newSeqSet(),
 		frameFns: frameFuncs{byKey: newFrameKeys()},
@@ -223,7 +227,7 @@ func (p *Profile) StackNames(id uint32) []string {
 	for _, lid := range p.stacks.seq(id) {
 		fns := p.functions(p.locList.at(lid))
 		for j := len(fns) - 1; j >= 0; j-- {
-			names = append(names, p.funcList[fns[j]].Name)
+			names = append(names, p.funcList[fns[j]].name)
 		}
 	}
 	return names

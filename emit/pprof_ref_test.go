@@ -111,7 +111,7 @@ type refBuilder struct {
 	// (generation) it belongs to
 	locs  []*profile.Location
 	locAt []int
-	fns   map[*profile.Function]*profile.Function
+	fns   map[uint32]*profile.Function
 	maps  map[*profile.Mapping]*profile.Mapping
 	gen   int
 }
@@ -141,13 +141,11 @@ func (b *refBuilder) location(pr *profile.Profile, id uint32) *profile.Location 
 	fns := b.p.functions(src)
 	loc.Line = make([]profile.Line, len(fns))
 	for i, fi := range fns {
-		srcFn := b.p.funcList[fi]
-		f := b.fns[srcFn]
+		f := b.fns[fi]
 		if f == nil {
-			c := *srcFn
-			c.ID = uint64(len(pr.Function) + 1)
-			f = &c
-			b.fns[srcFn] = f
+			src := &b.p.funcList[fi]
+			f = &profile.Function{ID: uint64(len(pr.Function) + 1), Name: src.name, SystemName: src.sys}
+			b.fns[fi] = f
 			pr.Function = append(pr.Function, f)
 		}
 		loc.Line[i] = profile.Line{Function: f}
@@ -161,7 +159,7 @@ func (b *refBuilder) location(pr *profile.Profile, id uint32) *profile.Location 
 func (b *refBuilder) build(meta Meta, keys []sampleKey, vals []sampleVal) *profile.Profile {
 	p := b.p
 	b.gen++
-	b.fns = make(map[*profile.Function]*profile.Function)
+	b.fns = make(map[uint32]*profile.Function)
 	b.maps = make(map[*profile.Mapping]*profile.Mapping)
 	types := SampleTypes(meta.Event, meta.TimeBased)
 	pr := &profile.Profile{

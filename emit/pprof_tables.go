@@ -228,16 +228,17 @@ func (p *Profile) mapping(dso []byte) uint32 {
 
 // function returns the index of the function named name.
 func (p *Profile) function(name string, sym []byte) uint32 {
-	if f := p.funcs[name]; f != nil {
-		return uint32(f.ID - 1)
+	if i, ok := p.funcs[name]; ok {
+		return i
 	}
-	f := &profile.Function{ID: uint64(len(p.funcList) + 1), Name: name, SystemName: string(sym)}
-	if f.SystemName == "" {
-		f.SystemName = name
+	sys := name // perf's symbol, often the name itself
+	if len(sym) > 0 && string(sym) != name {
+		sys = string(sym)
 	}
-	p.funcs[name] = f
-	p.funcList = append(p.funcList, f)
-	return uint32(f.ID - 1)
+	i := uint32(len(p.funcList))
+	p.funcs[name] = i
+	p.funcList = append(p.funcList, function{name, sys})
+	return i
 }
 
 func parseHex(b []byte) uint64 {

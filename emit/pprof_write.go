@@ -302,8 +302,8 @@ func (pw *pbWriter) locationMsg(b []byte, id uint32) []byte {
 func (pw *pbWriter) functionMsg(b []byte, i uint32) []byte {
 	name, sys := "[no stack]", "[no stack]"
 	if int(i) < len(pw.p.funcList) {
-		f := pw.p.funcList[i]
-		name, sys = f.Name, f.SystemName
+		f := &pw.p.funcList[i]
+		name, sys = f.name, f.sys
 	}
 	e := &pw.e
 	m := pbOpt(e.scr[:0], 1, uint64(pw.fnNum[i]))
