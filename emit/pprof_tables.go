@@ -237,7 +237,7 @@ func (p *Profile) function(name string, sym []byte) uint32 {
 	}
 	i := uint32(len(p.funcList))
 	p.funcs[name] = i
-	p.funcList = append(p.funcList, function{name, sys})
+	p.funcList = append(grown(p.funcList), function{name, sys})
 	return i
 }
 
