@@ -120,6 +120,20 @@ func pbVarint(b []byte, x uint64) []byte {
 	return append(b, byte(x))
 }
 
+// pbVarintShort is pbVarint for a number of at most three bytes (a
+// location's number), each length appended at once, and the rest.
+func pbVarintShort(b []byte, x uint32) []byte {
+	switch {
+	case x < 1<<7:
+		return append(b, byte(x))
+	case x < 1<<14:
+		return append(b, byte(x)|0x80, byte(x>>7))
+	case x < 1<<21:
+		return append(b, byte(x)|0x80, byte(x>>7)|0x80, byte(x>>14))
+	}
+	return pbVarint(b, uint64(x))
+}
+
 func pbVarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 
 // pbVarintField is a varint field, written even when 0.

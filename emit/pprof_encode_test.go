@@ -3,6 +3,7 @@ package emit
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"io"
 	"testing"
 
@@ -259,4 +260,14 @@ func (c *callWriter) Write(p []byte) (int, error) {
 	c.calls++
 	c.bytes += len(p)
 	return len(p), nil
+}
+
+// TestPbVarintShort: pbVarintShort writes what encoding/binary's
+// AppendUvarint writes, at each length's bounds.
+func TestPbVarintShort(t *testing.T) {
+	for _, x := range []uint32{0, 1, 127, 128, 300, 16383, 16384, 29116, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28, 1<<32 - 1} {
+		if got, want := pbVarintShort([]byte{9}, x), binary.AppendUvarint([]byte{9}, uint64(x)); !bytes.Equal(got, want) {
+			t.Errorf("%d: % x, want % x", x, got, want)
+		}
+	}
 }

@@ -156,7 +156,7 @@ func (pw *pbWriter) sample(b []byte, s *sampleEntry) []byte {
 	}
 	locs := pw.locs[:0]
 	for j := len(ids) - 1; j >= 0; j-- {
-		locs = pbVarint(locs, uint64(pw.locNum[ids[j]]))
+		locs = pbVarintShort(locs, pw.locNum[ids[j]])
 	}
 	pw.locs = locs
 	var vb [3 * 10]byte
