@@ -224,9 +224,12 @@ func tableLine(t *frameTable, line []byte, h uint64) uint32 {
 }
 
 // TestFrameTableHugeChunks: past its first chunk the table keeps line text
-// in 2 MB blocks of huge pages (Linux), and every entry of 40,000 distinct
-// lines (3.4 MB of text: the first chunk and two blocks) reads back its
-// line.
+// in 2 MB blocks of huge pages (Linux), past its first blocks of entries
+// the entries too, and every entry of 40,000 distinct lines (3.4 MB of
+// text: the first chunk and two blocks) reads back its line, after
+// collections with garbage made between them (the entries in huge pages
+// point into the first chunk, in the heap, where the collector does not
+// look).
 func TestFrameTableHugeChunks(t *testing.T) {
 	tab := newFrameTable()
 	var lines [][]byte
@@ -235,6 +238,15 @@ func TestFrameTableHugeChunks(t *testing.T) {
 		lines = append(lines, line)
 		if id := tableLine(tab, line, tab.hash(line)); id != uint32(i+1) {
 			t.Fatalf("line %d: ID %d", i, id)
+		}
+	}
+	for range 2 {
+		runtime.GC()
+		for range 64 {
+			garbage := make([]byte, 64<<10)
+			for i := range garbage {
+				garbage[i] = 0xff
+			}
 		}
 	}
 	for i, line := range lines {

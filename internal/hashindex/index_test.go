@@ -33,8 +33,15 @@ func (s *set) id(key string) (uint32, bool) {
 // growth to 64 times its first size, with random keys, with hashes that
 // differ only in their high half (the tag), and with hashes of one tag
 // (all equal, or differing only in their low half) or of five: one walk
-// through them all, where the keys decide.
+// through them all, where the keys decide. The same with NewHuge, whose
+// slots past 64 KB are in huge pages.
 func TestIndexAgainstMap(t *testing.T) {
+	for _, huge := range []bool{false, true} {
+		indexAgainstMap(t, huge)
+	}
+}
+
+func indexAgainstMap(t *testing.T, huge bool) {
 	seed := maphash.MakeSeed()
 	hashes := map[string]func(string) uint64{
 		"maphash":     func(k string) uint64 { return maphash.String(seed, k) },
@@ -48,8 +55,14 @@ func TestIndexAgainstMap(t *testing.T) {
 		if name == "all equal" || name == "few" || name == "low varies" {
 			n = 3000 // every lookup walks them all
 		}
+		if huge {
+			name += ", NewHuge"
+		}
 		rng := rand.New(rand.NewPCG(1, 2))
 		s := set{x: New(), hash: hash}
+		if huge {
+			s.x = NewHuge()
+		}
 		want := map[string]uint32{}
 		for i := 0; i < 2*n; i++ {
 			key := fmt.Sprint(rng.IntN(n))

@@ -11,10 +11,13 @@
 // tables live as long as a run, and their bytes are aliased (map keys,
 // frames' fields) where the collector would not see into memory it does
 // not own. A process may take at most MaxBytes; after that, and on other
-// systems, Bytes returns nil and callers allocate as usual.
+// systems, Bytes returns nil and callers allocate as usual. Alloc hands
+// out pieces of shared blocks, for tables smaller than a block (a hash
+// index, the frame table's entries), also never returned.
 package hugemem
 
 import (
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -49,4 +52,36 @@ func Uint32s() []uint32 {
 		return nil
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), Size/4)[:0]
+}
+
+// pieces is the block Alloc carves: what is left of it.
+var pieces struct {
+	sync.Mutex
+	left []byte
+}
+
+// pieceAlign keeps every piece on its own cache lines.
+const pieceAlign = 64
+
+// Alloc returns n zeroed bytes (n <= Size) at a multiple of 64, carved
+// from a shared block (a new one when what is left is too small: the
+// rest of the old one is not used), or nil when Bytes gives no block.
+// Tables whose pieces Alloc gives are not returned, like Bytes'.
+func Alloc(n int) []byte {
+	if n <= 0 || n > Size {
+		return nil
+	}
+	pieces.Lock()
+	defer pieces.Unlock()
+	if len(pieces.left) < n {
+		b := Bytes()
+		if b == nil {
+			return nil
+		}
+		pieces.left = b[:Size]
+	}
+	b := pieces.left[:n:n]
+	k := min(len(pieces.left), (n+pieceAlign-1)&^(pieceAlign-1))
+	pieces.left = pieces.left[k:]
+	return b
 }

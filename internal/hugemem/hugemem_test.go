@@ -6,9 +6,51 @@ import (
 	"unsafe"
 )
 
+// TestAlloc: pieces are zeroed, at multiples of 64, apart from each other
+// (written to their ends, each keeps what was written), from the first
+// block until a piece does not fit in what is left; too large or empty
+// pieces are refused. Before TestBlocks, which takes every block.
+func TestAlloc(t *testing.T) {
+	if Alloc(0) != nil || Alloc(Size+1) != nil {
+		t.Fatal("a piece of 0 or Size+1 bytes")
+	}
+	var got [][]byte
+	for i, n := range []int{1, 100, 64 << 10, Size - 70<<10, 4096, Size} {
+		b := Alloc(n)
+		if b == nil {
+			if runtime.GOOS == "linux" {
+				t.Fatalf("piece %d: nil on Linux", i)
+			}
+			return
+		}
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("piece %d: len %d cap %d, want %d", i, len(b), cap(b), n)
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(b))); p%64 != 0 {
+			t.Fatalf("piece %d at %#x: not a multiple of 64", i, p)
+		}
+		for j := range b {
+			if b[j] != 0 {
+				t.Fatalf("piece %d: byte %d not zero", i, j)
+			}
+			b[j] = byte(i + 1)
+		}
+		got = append(got, b)
+	}
+	for i, b := range got {
+		for j := range b {
+			if b[j] != byte(i+1) {
+				t.Fatalf("piece %d: byte %d is %d, want %d", i, j, b[j], i+1)
+			}
+		}
+	}
+}
+
 // TestBlocks: a block is Size zero bytes at a multiple of Size, writable
-// to its end, and a process gets MaxBytes of them, then nil.
+// to its end, and a process gets MaxBytes of them, then nil (and no
+// more pieces).
 func TestBlocks(t *testing.T) {
+	before := int(taken.Load() / Size) // TestAlloc's
 	b := Bytes()
 	if b == nil {
 		if runtime.GOOS == "linux" {
@@ -38,8 +80,11 @@ func TestBlocks(t *testing.T) {
 	for Bytes() != nil {
 		n++
 	}
-	if n != MaxBytes/Size {
-		t.Errorf("%d blocks, want %d", n, MaxBytes/Size)
+	if before+n != MaxBytes/Size {
+		t.Errorf("%d blocks after %d, want %d in all", n, before, MaxBytes/Size)
+	}
+	if Alloc(1) != nil {
+		t.Error("a piece once every block is taken")
 	}
 	if b[0] != 1 || b[Size-1] != 2 || u[0] != 7 {
 		t.Error("a block changed")
