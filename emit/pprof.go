@@ -125,10 +125,9 @@ type sampleVal struct {
 // NewProfile returns an empty profile builder naming frames with o, its
 // samples labelled with labels.
 func NewProfile(o NameOptions, labels Labels) *Profile {
-	huge := &hugeChunks{} // shared with the writer's handles (hugeChunks)
 	return &Profile{
-		locList:  chunkList[location]{huge: huge},
-		samples:  sampleTable{entries: chunkList[sampleEntry]{huge: huge}},
+		locList:  chunkList[location]{huge: true},
+		samples:  sampleTable{entries: chunkList[sampleEntry]{huge: true}},
 		names:    o,
 		labels:   labels,
 		mappings: make(map[string]*profile.Mapping),
@@ -139,10 +138,6 @@ func NewProfile(o NameOptions, labels Labels) *Profile {
 		commID:   make(map[string]uint32),
 	}
 }
-
-// hugeChunks is where the chunks of the profile's lists past their
-// first come from.
-func (p *Profile) hugeChunks() *hugeChunks { return p.locList.huge }
 
 // Comm interns a thread name for the comm label.
 func (p *Profile) Comm(comm []byte) uint32 {

@@ -19,7 +19,7 @@ import (
 type chunkList[T any] struct {
 	chunks [][]T
 	n      int
-	huge   *hugeChunks
+	huge   bool
 }
 
 // chunkLen is the values in a chunk (a power of 2).
@@ -40,50 +40,24 @@ func (l *chunkList[T]) add(v T) uint32 {
 }
 
 func (l *chunkList[T]) newChunk() []T {
-	if len(l.chunks) > 0 {
-		if c := hugeSlice[T](l.huge, chunkLen); c != nil {
+	if len(l.chunks) > 0 && l.huge {
+		if c := hugeSlice[T](chunkLen); c != nil {
 			return c
 		}
 	}
 	return make([]T, chunkLen)
 }
 
-// hugeSlice returns n zero values of T (which holds no pointers) cut
-// from h's huge pages, nil if h is nil or has no page.
-func hugeSlice[T any](h *hugeChunks, n int) []T {
-	if h == nil {
-		return nil
-	}
+// hugeSlice returns n zero values of T (which holds no pointers) from
+// hugemem's shared blocks, nil when it has none or n values are more
+// than a block. A 2 MB page faults in for about the cost of 10 to 20
+// pages of 4 KB here: the sample table's 2 MB of entries on an 86 MB
+// trace were some 450 page faults.
+func hugeSlice[T any](n int) []T {
 	var v T
-	b := h.take(n * int(unsafe.Sizeof(v)))
+	b := hugemem.Alloc(n * int(unsafe.Sizeof(v)))
 	if b == nil {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
-// hugeChunks cuts chunks from huge pages, one after another: the lists
-// of a profile share its pages, so that at most one is partly used. A
-// 2 MB page faults in for about the cost of 10 to 20 pages of 4 KB (on
-// the PVM guest hugemem's measures come from): the sample table's 2 MB
-// of entries on an 86 MB trace were some 450 page faults.
-type hugeChunks struct {
-	block []byte // the page being cut: what is left of it
-}
-
-// take returns n zero bytes from a huge page, aligned as the block is
-// cut (n a multiple of 8), or nil when hugemem has no page.
-func (h *hugeChunks) take(n int) []byte {
-	if cap(h.block) < n {
-		if n > hugemem.Size {
-			return nil
-		}
-		if h.block = hugemem.Bytes(); h.block == nil {
-			return nil
-		}
-		h.block = h.block[:hugemem.Size]
-	}
-	b := h.block[:n:n]
-	h.block = h.block[n:]
-	return b
 }

@@ -47,15 +47,15 @@ func (t *sampleTable) at(k sampleKey) *sampleVal {
 	}
 }
 
-// grow doubles the slots. Large ones are cut from the entries' huge
-// pages (the slots were 1 MB allocated on the way to 512 KB on an 86 MB
-// trace, 246 page faults), where they are not given back: those of a
-// small table come from the heap.
+// grow doubles the slots. Large ones are cut from huge pages (the slots
+// were 1 MB allocated on the way to 512 KB on an 86 MB trace, 246 page
+// faults), where they are not given back: those of a small table come
+// from the heap.
 func (t *sampleTable) grow() {
 	n := max(1024, 2*len(t.slots))
 	t.slots = nil
 	if n >= hugeSlots {
-		t.slots = hugeSlice[uint32](t.entries.huge, n)
+		t.slots = hugeSlice[uint32](n)
 	}
 	if t.slots == nil {
 		t.slots = make([]uint32, n)

@@ -28,7 +28,7 @@ type profileRef struct {
 
 func newProfileWriter(o Options) *profileWriter {
 	p := NewProfile(o.Names, o.Labels)
-	return &profileWriter{prof: p, refs: chunkList[profileRef]{huge: p.hugeChunks()}, stackRef: chunkList[uint32]{huge: p.hugeChunks()},
+	return &profileWriter{prof: p, refs: chunkList[profileRef]{huge: true}, stackRef: chunkList[uint32]{huge: true},
 		offLeaf: make(map[[2]uint32]uint32), wakers: o.Wakers}
 }
 

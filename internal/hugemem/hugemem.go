@@ -13,7 +13,8 @@
 // not own. A process may take at most MaxBytes; after that, and on other
 // systems, Bytes returns nil and callers allocate as usual. Alloc hands
 // out pieces of shared blocks, for tables smaller than a block (a hash
-// index, the frame table's entries), also never returned.
+// index, the frame table's entries, a profile's chunks), also never
+// returned.
 package hugemem
 
 import (
