@@ -62,9 +62,6 @@ type lineSource struct {
 	split   [][]byte // rest of a line split at bare CRs
 	win     []byte   // bytes buffered in br, of which off are read (readSlice)
 	off     int
-	// crFree: that many bytes after the last line read hold no '\r', so
-	// the lines in them need no search for one (one search per 2 KB).
-	crFree int
 }
 
 func newLineParser(r io.Reader, fileName string) *lineParser {
@@ -101,26 +98,15 @@ func (p *lineParser) nextLine() (line []byte, ok bool) {
 		}
 	}
 	p.lineNo++
-	read := len(line)
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	if p.src.crFree >= read && p.long.over == 0 {
-		p.src.crFree -= read
-		return line, true
-	}
-	// Some KB ahead at a time: the lines are read while still in cache.
-	b := p.src.win[p.src.off:]
-	if len(b) == 0 {
-		b, _ = p.br.Peek(p.br.Buffered()) // no window: all unread
-	}
-	b = b[:min(len(b), 2<<10)]
-	if p.src.crFree = bytes.IndexByte(b, '\r'); p.src.crFree < 0 {
-		p.src.crFree = len(b)
-	}
+	// Each line is searched for a CR on its own: the stack lines guessed
+	// (stackRun), most lines, are not searched at all, and the 2 KB
+	// searched ahead at a time cost more than the few lines left.
 	if i := bytes.IndexByte(line, '\r'); i >= 0 && p.long.over == 0 {
 		// Old Mac line ends: bare CRs inside the line end lines too.
 		p.src.split = p.src.split[:0]
