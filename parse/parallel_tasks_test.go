@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 )
 
 // taskFacts returns the facts ScanTaskIDs or the chunked pass (workers >
@@ -67,4 +69,43 @@ func TestFileTaskIDsMatchSequential(t *testing.T) {
 		t.Fatal("the sequential pass read past the first sample")
 	}
 	check("per-task, forks late", forks, 2, 4<<10)
+}
+
+// readAtBound is an io.ReaderAt over data that notes the furthest byte
+// asked for.
+type readAtBound struct {
+	r   *bytes.Reader
+	mu  sync.Mutex
+	end int64
+}
+
+func (b *readAtBound) ReadAt(p []byte, off int64) (int, error) {
+	b.mu.Lock()
+	b.end = max(b.end, off+int64(len(p)))
+	b.mu.Unlock()
+	return b.r.ReadAt(p, off)
+}
+
+// TestFileTaskIDsFirstChunkDecides: a trace whose first sample, in the
+// first chunk, names its process needs no pass, and the chunked pass
+// reads no further than that chunk and the search for its end, as the
+// sequential one; the workers the other chunks would have are not
+// started (they read chunks for nothing).
+func TestFileTaskIDsFirstChunkDecides(t *testing.T) {
+	data := testFiles(t)["../testdata/traces/phases.pid.txt"]
+	const chunk = 4 << 10
+	synctest.Test(t, func(t *testing.T) {
+		src := &readAtBound{r: bytes.NewReader(data)}
+		n := 0
+		if err := scanFileTaskIDs(src, int64(len(data)), func(TaskID) { n++ }, 2, chunk); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // any worker left has read what it would
+		if src.end > 2*chunk {
+			t.Errorf("read up to byte %d of %d; the first chunk and its end's search end before %d", src.end, len(data), 2*chunk)
+		}
+		if seq := strings.Count(taskFacts(t, data, 0, 0), "\n"); n != seq {
+			t.Errorf("%d facts, ScanTaskIDs %d", n, seq)
+		}
+	})
 }
