@@ -71,3 +71,34 @@ func TestSampleSlotsHuge(t *testing.T) {
 	}
 	t.Errorf("slots in the page at %#x, with no chunk of entries", slots)
 }
+
+// TestStackSumsChunks: numbers added to stacks either side of a chunk's
+// end, in several chunks, read back as an independent map of them says,
+// each stack's K numbers apart from its neighbours'; a stack past every
+// chunk has none.
+func TestStackSumsChunks(t *testing.T) {
+	s := &StackSums{K: 3}
+	want := map[[2]int]float64{}
+	for _, id := range []int{0, 1, sumsChunk - 1, sumsChunk, sumsChunk + 1, 3*sumsChunk + 7} {
+		for k := range s.K {
+			v := float64(id*10 + k + 1)
+			s.Add(uint32(id), k, v)
+			s.Add(uint32(id), k, v/2)
+			want[[2]int{id, k}] += v + v/2
+		}
+	}
+	for id := range 4 * sumsChunk {
+		got := s.of(uint32(id))
+		if len(got) != s.K {
+			t.Fatalf("stack %d: %d numbers, want %d", id, len(got), s.K)
+		}
+		for k, v := range got {
+			if v != want[[2]int{id, k}] {
+				t.Fatalf("stack %d number %d: %v, want %v", id, k, v, want[[2]int{id, k}])
+			}
+		}
+	}
+	if got := s.of(4 * sumsChunk); got != nil {
+		t.Errorf("a stack past the chunks: %v, want nil", got)
+	}
+}
