@@ -1,10 +1,6 @@
 package emit
 
-import (
-	"unsafe"
-
-	"github.com/wallfold/wallfold/internal/hugemem"
-)
+import "github.com/wallfold/wallfold/internal/hugemem"
 
 // chunkList is a list of values in chunks of chunkLen: it grows without
 // copying, and holds at most one chunk more than it needs. A slice grown
@@ -41,23 +37,9 @@ func (l *chunkList[T]) add(v T) uint32 {
 
 func (l *chunkList[T]) newChunk() []T {
 	if len(l.chunks) > 0 && l.huge {
-		if c := hugeSlice[T](chunkLen); c != nil {
+		if c := hugemem.Slice[T](chunkLen); c != nil {
 			return c
 		}
 	}
 	return make([]T, chunkLen)
-}
-
-// hugeSlice returns n zero values of T (which holds no pointers) from
-// hugemem's shared blocks, nil when it has none or n values are more
-// than a block. A 2 MB page faults in for about the cost of 10 to 20
-// pages of 4 KB here: the sample table's 2 MB of entries on an 86 MB
-// trace were some 450 page faults.
-func hugeSlice[T any](n int) []T {
-	var v T
-	b := hugemem.Alloc(n * int(unsafe.Sizeof(v)))
-	if b == nil {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }

@@ -3,6 +3,8 @@ package emit
 import (
 	"cmp"
 	"slices"
+
+	"github.com/wallfold/wallfold/internal/hugemem"
 )
 
 // sampleTable keeps a profile's samples by key: the entries in the
@@ -55,7 +57,7 @@ func (t *sampleTable) grow() {
 	n := max(1024, 2*len(t.slots))
 	t.slots = nil
 	if n >= hugeSlots {
-		t.slots = hugeSlice[uint32](n)
+		t.slots = hugemem.Slice[uint32](n)
 	}
 	if t.slots == nil {
 		t.slots = make([]uint32, n)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/wallfold/wallfold/internal/hugemem"
 	"github.com/wallfold/wallfold/state"
 )
 
@@ -59,7 +60,7 @@ func (s *StackSums) Add(id uint32, k int, v float64) {
 func (s *StackSums) newChunk() []float64 {
 	n := sumsChunk * s.K
 	if len(s.chunks) > 0 {
-		if c := hugeSlice[float64](n); c != nil {
+		if c := hugemem.Slice[float64](n); c != nil {
 			return c
 		}
 	}

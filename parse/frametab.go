@@ -155,8 +155,8 @@ const heapBlocks = 4
 // are huge pages too, or held in t.heap.
 func (t *frameTable) newBlock() *[tableBlock]tabEntry {
 	if t.n >= heapBlocks*tableBlock {
-		if b := hugemem.Alloc(int(unsafe.Sizeof([tableBlock]tabEntry{}))); b != nil {
-			return (*[tableBlock]tabEntry)(unsafe.Pointer(unsafe.SliceData(b)))
+		if s := hugemem.Slice[tabEntry](tableBlock); s != nil {
+			return (*[tableBlock]tabEntry)(s)
 		}
 	}
 	return new([tableBlock]tabEntry)

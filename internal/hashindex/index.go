@@ -12,11 +12,7 @@
 // no pointers, so the collector does not scan them.
 package hashindex
 
-import (
-	"unsafe"
-
-	"github.com/wallfold/wallfold/internal/hugemem"
-)
+import "github.com/wallfold/wallfold/internal/hugemem"
 
 // Index maps hashes to non-zero uint32 values. Start, Next and Add are
 // its whole use: walk the values whose tag matches a hash; if none is
@@ -106,8 +102,8 @@ func (x *Index) grow() {
 // newSlots returns n empty slots.
 func (x *Index) newSlots(n int) []uint64 {
 	if x.huge && n*8 >= hugeFrom {
-		if b := hugemem.Alloc(n * 8); b != nil {
-			return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), n)
+		if s := hugemem.Slice[uint64](n); s != nil {
+			return s
 		}
 	}
 	return make([]uint64, n)

@@ -86,3 +86,15 @@ func Alloc(n int) []byte {
 	pieces.left = pieces.left[k:]
 	return b
 }
+
+// Slice is Alloc as n zero values of T. The collector does not look
+// into the piece: what pointers in T point to must be kept alive
+// elsewhere.
+func Slice[T any](n int) []T {
+	var v T
+	b := Alloc(n * int(unsafe.Sizeof(v)))
+	if b == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
