@@ -5,16 +5,16 @@
 // dominate what a run's memory costs: 12 µs per 4 KB page, against 110 µs
 // for a whole 2 MB page (measured on this project's machine, a PVM guest).
 //
-// The Go heap cannot be asked for huge pages (the runtime maps it in
-// pieces of its own, and zeroes reused memory before a caller could
-// advise it), so blocks are mapped apart from it, and never returned: the
-// tables live as long as a run, and their bytes are aliased (map keys,
-// frames' fields) where the collector would not see into memory it does
-// not own. A process may take at most MaxBytes; after that, and on other
-// systems, Bytes returns nil and callers allocate as usual. Alloc hands
-// out pieces of shared blocks, for tables smaller than a block (a hash
-// index, the frame table's entries, a profile's chunks), also never
-// returned.
+// The Go heap takes huge pages only in one piece prepared ahead
+// (AdviseHeap): the runtime maps it in pieces of its own, and zeroes
+// reused memory before a caller could advise it. So the tables' blocks
+// are mapped apart from it, and never returned: the tables live as long
+// as a run, and their bytes are aliased (map keys, frames' fields) where
+// the collector would not see into memory it does not own. A process
+// may take at most MaxBytes; after that, and on other systems, Bytes
+// returns nil and callers allocate as usual. Alloc hands out pieces of
+// shared blocks, for tables smaller than a block (a hash index, the
+// frame table's entries, a profile's chunks), also never returned.
 package hugemem
 
 import (
