@@ -38,8 +38,8 @@ type CLI struct {
 }
 
 func main() {
+	hugemem.AdviseHeap() // before kong's allocations, which it also serves
 	catchSignals = true
-	adviseHeap = true
 	boundHeadroom()
 	os.Exit(run(os.Args[1:], fileio.StdinPipe(os.Stdin), os.Stdout, os.Stderr))
 }
@@ -49,11 +49,6 @@ func main() {
 // file before wallfold dies of it. record catches them itself (it waits
 // for perf, then still writes the profile).
 var catchSignals bool
-
-// adviseHeap is set in the process: a conversion first puts the Go heap
-// on huge pages (hugemem.AdviseHeap), which pays from a few MB of trace
-// on. Not in tests, which convert many small traces.
-var adviseHeap bool
 
 // kongExit is kong's exit (after --help or --version), caught by run.
 type kongExit struct{ code int }
@@ -157,9 +152,6 @@ func convert(cfg fold.Config, path string, stdin io.Reader, out string, stdout i
 		return &fileio.Error{Msg: err.Error()}
 	}
 	defer in.Close()
-	if adviseHeap {
-		hugemem.AdviseHeap()
-	}
 	r, err := fold.New(cfg, runInput(in, in.R))
 	if err != nil {
 		return err
