@@ -16,7 +16,9 @@
 # ratio of their median wall and CPU times. Then wallfold against
 # inferno-collapse-perf (when on PATH), perl's stackcollapse-perf.pl and
 # a Go line count, thread for thread on a samples-only copy of TRACE
-# (CPU time medians of interleaved rounds); ONLY=peers runs that alone.
+# (CPU time medians of interleaved rounds); ONLY=peers runs that alone,
+# PIN=N runs each peer on CPU N alone (taskset: a VM's CPUs may differ in
+# speed for minutes, docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -24,7 +26,7 @@ RUNS=${RUNS:-5}
 tmp=${TMPDIR:-/tmp}/wallfold-bench
 mkdir -p "$tmp"
 bin=$tmp/wallfold
-$GO build -o "$bin" .
+CGO_ENABLED=0 $GO build -o "$bin" . # as make build: static
 
 in=${1:-}
 if [ -z "$in" ]; then
@@ -111,7 +113,7 @@ peers() {
 	[ -n "$inf" ] || echo "inferno-collapse-perf: not on PATH (not measured; ../shared/tools/inferno-build.sh builds it)"
 	[ -n "$pl" ] || echo "stackcollapse-perf.pl: not found (not measured; STACKCOLLAPSE=path/to/it)"
 	size=$(stat -c %s "$samples")
-	echo "samples-only copy: $samples ($((size / 1000000)) MB); $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "samples-only copy: $samples ($((size / 1000000)) MB); $(nproc) CPUs${PIN:+, all on CPU $PIN}, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for l in $labels; do : >"$tmp/peer.$l"; done
 	for _ in $(seq "$RUNS"); do
 		for l in $labels; do
@@ -124,7 +126,7 @@ peers() {
 			perl) cmd="\"$pl\" \"$samples\"" ;;
 			lines) cmd="\"$tools/lines.bin\" \"$samples\"" ;;
 			esac
-			"$tools/cputime.bin" sh -c "$cmd" </dev/null >>"$tmp/peer.$l"
+			${PIN:+taskset -c "$PIN"} "$tools/cputime.bin" sh -c "$cmd" </dev/null >>"$tmp/peer.$l"
 		done
 	done
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -137,6 +139,10 @@ peers() {
 		printf '%-16s CPU median %.3f s (%6.0f MB/s by CPU), wall median %.3f s; CPU / wallfold'"'"'s %.2f\n' "$l" "$c" \
 			"$(awk -v s="$size" -v t="$c" 'BEGIN{print s/1e6/t}')" "$(median "$tmp/peer.$l" 1)" "$(awk -v a="$c" -v b="$wf" 'BEGIN{print a/b}')"
 	done
+	if [ -n "$inf" ]; then
+		printf 'thread for thread: inferno1 / wallfold-1cpu CPU %.2f\n' \
+			"$(awk -v a="$(median "$tmp/peer.inferno1" 2)" -v b="$(median "$tmp/peer.wallfold-1cpu" 2)" 'BEGIN{print a/b}')"
+	fi
 }
 
 if [ "${ONLY:-}" = peers ]; then
