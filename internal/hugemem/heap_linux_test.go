@@ -14,9 +14,10 @@ import (
 var escape *[64]byte
 
 // TestAdviseHeap: AdviseHeap's object is freed again, a large allocation
-// after it reuses that range, and the kernel holds that range advised for huge pages ("hg" in
-// its mapping's VmFlags, /proc/self/smaps), while the heap's first
-// mapping (where a small object made before lives) is not.
+// after it reuses that range, and the kernel holds that range advised
+// for huge pages ("hg" in its mapping's VmFlags, /proc/self/smaps), while
+// the heap's first mapping (where a small object made before lives) is
+// not.
 func TestAdviseHeap(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
 		t.Skip("no transparent huge pages on this kernel:", err)
