@@ -8,7 +8,8 @@
 # traces concatenated to ~200 MB in /tmp. Reports wall time (best and
 # median of RUNS runs, default 5), MB/s and peak RSS (/usr/bin/time -v)
 # for folded and pprof output, the scaling with the CPUs Go may use on a
-# regular file (GOMAXPROCS 1, 2, 4, ... all; and a pipe), and peak RSS on
+# regular file (GOMAXPROCS 1, 2, 4, ... all; and a pipe; with the paired
+# ratio of each round), and peak RSS on
 # a ~1 GB input (TRACE repeated, times rising). With PERF.data, times `perf script ... > /dev/null`,
 # `... | cat`, `... | drain` (wallfold's pipe reader alone) and
 # `... | wallfold` in interleaved rounds. With OLD set, the old and the new
@@ -203,13 +204,17 @@ if [ -n "${OLD:-}" ]; then
 	done
 fi
 
-# Scaling on a regular file: the parse is cut into chunks, one worker per
-# CPU Go may use (GOMAXPROCS, default all; at most 4), the model on the caller's
-# goroutine. GOMAXPROCS=1 is the sequential reader; stdin (a pipe, cat |)
-# is sequential whatever the CPUs. $RUNS interleaved rounds; each run's
-# 1-minute load average beside it, since a busy machine flattens the
-# gain (an idle 2-core machine should show all/1 >= 1.6).
-echo "scaling on $in ($RUNS interleaved rounds; wall and CPU = user+sys; load = 1-min load average before each run):"
+# Scaling on a regular file with the CPUs Go may use (GOMAXPROCS):
+# at 1 the sequential reader; at 2 one parser goroutine beside the model
+# (the concurrent reader, as on a pipe); from 3 the file cut into chunks,
+# a worker per CPU but one (at most 4). $RUNS interleaved rounds; each
+# run's 1-minute load average beside it, since a busy machine flattens
+# the gain. Wall time by the shell's clock (1 ms), CPU by /usr/bin/time
+# (10 ms). A virtual machine's CPUs may change speed from one minute to
+# the next: the paired ratio (wall at 1 over wall at N in the same
+# round), its median over the rounds, is steadier than a ratio of
+# medians (docs/performance.md).
+echo "scaling on $in ($RUNS interleaved rounds; wall, and CPU = user+sys; load = 1-min load average before each run):"
 procs="1"
 p=2
 while [ "$p" -lt "$(nproc)" ]; do procs="$procs $p"; p=$((p * 2)); done
@@ -219,24 +224,27 @@ for c in $scal; do : >"$tmp/scal.$c.wall"; : >"$tmp/scal.$c.cpu"; : >"$tmp/scal.
 for _ in $(seq "$RUNS"); do
 	for c in $scal; do
 		cut -d' ' -f1 /proc/loadavg >>"$tmp/scal.$c.load"
+		t0=$(date +%s%N)
 		if [ "$c" = pipe ]; then
-			/usr/bin/time -f '%e %U %S' -o "$tmp/scal.t" sh -c "cat \"$in\" | \"$bin\" -q >/dev/null"
+			/usr/bin/time -f '%U %S' -o "$tmp/scal.t" sh -c "cat \"$in\" | \"$bin\" -q >/dev/null"
 		else
-			GOMAXPROCS=$c /usr/bin/time -f '%e %U %S' -o "$tmp/scal.t" "$bin" -q "$in" >/dev/null
+			GOMAXPROCS=$c /usr/bin/time -f '%U %S' -o "$tmp/scal.t" "$bin" -q "$in" >/dev/null
 		fi
-		awk '{print $1}' "$tmp/scal.t" >>"$tmp/scal.$c.wall"
-		awk '{print $2+$3}' "$tmp/scal.t" >>"$tmp/scal.$c.cpu"
+		echo $(($(date +%s%N) - t0)) | awk '{printf "%.3f\n", $1 / 1e9}' >>"$tmp/scal.$c.wall"
+		awk '{print $1+$2}' "$tmp/scal.t" >>"$tmp/scal.$c.cpu"
 	done
 done
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 w1=$(median "$tmp/scal.1.wall")
-printf '| GOMAXPROCS (workers) | wall median | wall best | CPU median | wall(1)/wall | loads |\n|---|---|---|---|---|---|\n'
+printf '| GOMAXPROCS | wall median | wall best | CPU median | wall(1)/wall, medians | paired ratio median | loads |\n|---|---|---|---|---|---|---|\n'
 for c in $scal; do
 	w=$(median "$tmp/scal.$c.wall")
 	name="$c"
-	[ "$c" = pipe ] && name="pipe: cat FILE into all CPUs (sequential)"
-	printf '| %s | %.2f s | %.2f s | %.2f s | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
-		"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(paste -sd' ' "$tmp/scal.$c.load")"
+	[ "$c" = pipe ] && name="pipe: cat FILE, all CPUs"
+	paste -d' ' "$tmp/scal.1.wall" "$tmp/scal.$c.wall" | awk '{print $1 / $2}' >"$tmp/scal.$c.paired"
+	printf '| %s | %.3f s | %.3f s | %.2f s | %.2f | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
+		"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(median "$tmp/scal.$c.paired")" \
+		"$(paste -sd' ' "$tmp/scal.$c.load")"
 done
 
 # ~1 GB: the trace repeated, each copy's times shifted past the copy
