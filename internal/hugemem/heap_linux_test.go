@@ -28,16 +28,15 @@ func TestAdviseHeap(t *testing.T) {
 	AdviseHeap() // once per process
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	if m.HeapAlloc >= HeapBytes {
-		t.Errorf("after AdviseHeap: %d bytes of heap in use, want its %d freed", m.HeapAlloc, HeapBytes)
+	if m.HeapAlloc >= heapBytes {
+		t.Errorf("after AdviseHeap: %d bytes of heap in use, want its %d freed", m.HeapAlloc, heapBytes)
 	}
-	big := make([]byte, HeapBytes/2)
-	at := func(b unsafe.Pointer) uintptr { return uintptr(b) }
+	big := make([]byte, heapBytes/2)
 	// its last byte: its start may take a few free pages below the range
-	if flags := vmFlags(t, at(unsafe.Pointer(&big[len(big)-1]))); !strings.Contains(flags, " hg") {
+	if flags := vmFlags(t, uintptr(unsafe.Pointer(&big[len(big)-1]))); !strings.Contains(flags, " hg") {
 		t.Errorf("a %d MB object after AdviseHeap: VmFlags%s, want hg", len(big)>>20, flags)
 	}
-	if flags := vmFlags(t, at(unsafe.Pointer(early))); strings.Contains(flags, " hg") {
+	if flags := vmFlags(t, uintptr(unsafe.Pointer(early))); strings.Contains(flags, " hg") {
 		t.Errorf("an object made before: VmFlags%s, want no hg", flags)
 	}
 	runtime.KeepAlive(big)
