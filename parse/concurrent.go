@@ -61,7 +61,8 @@ type concState struct {
 	cur     *batch
 	next    int // index of the next record of cur
 	ended   bool
-	tab     *frameTable // the producer's (read only here)
+	tab     *frameTable  // the producer's (read only here)
+	ahead   *aheadSource // a file that the producer reads through an aheadReader
 }
 
 // concurrentDefault says whether NewReader parses on its own goroutine:
@@ -125,6 +126,9 @@ func (r *Reader) start() {
 	c.done = make(chan struct{})
 	src := r.p
 	src.keep = true
+	if a := c.ahead; a != nil {
+		src.br, c.ahead = a.start(c.done), nil
+	}
 	c.tab = src.tab
 	r.p = nil
 	go produce(src, c.full, c.free, c.done)

@@ -11,7 +11,7 @@ import (
 // one at a time. A sequential Reader drives one on the caller's goroutine,
 // a concurrent one on a goroutine of its own (concurrent.go).
 type lineParser struct {
-	br       *bufio.Reader
+	br       lineReader
 	fileName string
 	lineNo   int
 	err      error // I/O error other than EOF
@@ -62,6 +62,15 @@ type lineSource struct {
 	split   [][]byte // rest of a line split at bare CRs
 	win     []byte   // bytes buffered in br, of which off are read (readSlice)
 	off     int
+}
+
+// lineReader is what lineParser reads through: a bufio.Reader, or an
+// aheadReader on a file when a CPU is free to read it.
+type lineReader interface {
+	ReadSlice(delim byte) ([]byte, error)
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Buffered() int
 }
 
 func newLineParser(r io.Reader, fileName string) *lineParser {

@@ -69,7 +69,8 @@ type parState struct {
 // NewFileReader returns a Reader of the regular file src of size bytes.
 // With more than one CPU and more than one chunk's worth of text, it
 // parses on several CPUs at once (records, errors and counts as
-// NewReader's); else it is NewReader on the file.
+// NewReader's): with two, one parses while a goroutine reads the file
+// ahead (ahead.go); else it is NewReader on the file.
 func NewFileReader(src io.ReaderAt, size int64, fileName string) *Reader {
 	return newFileReader(src, size, fileName, parallelWorkers(), fileChunk)
 }
@@ -78,13 +79,16 @@ func newFileReader(src io.ReaderAt, size int64, fileName string, workers int, ch
 	var magic [len(perfDataMagic)]byte
 	n, _ := src.ReadAt(magic[:], 0)
 	seq := io.NewSectionReader(src, 0, size)
-	if workers < 2 {
-		return NewReader(seq, fileName)
-	}
 	chunks := int((size + chunk - 1) / chunk)
 	if chunks < 2 || string(magic[:n]) == perfDataMagic {
 		// perf.data: the sequential parser says so without reading it.
 		return NewReader(seq, fileName)
+	}
+	if workers < 2 {
+		if !concurrentDefault() {
+			return NewReader(seq, fileName)
+		}
+		return newFileReaderAhead(seq, fileName, aheadData, aheadCarry)
 	}
 	rd := &Reader{fileName: fileName}
 	rd.rec = &rd.batchR
