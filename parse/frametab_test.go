@@ -87,9 +87,9 @@ func TestFrameIDs(t *testing.T) {
 	}
 }
 
-// FuzzReaderPaths: on any input the sequential reader, the concurrent one
-// and a reader whose frame table is nearly full at once give the same
-// records, and one ID never names two different frames.
+// FuzzReaderPaths: on any input the sequential reader, the concurrent one,
+// one that reads ahead and one whose frame table is nearly full at once
+// give the same records, and one ID never names two different frames.
 func FuzzReaderPaths(f *testing.F) {
 	for _, name := range []string{"traces/phases.txt", "traces/syswide.txt", "traces/nocallchain.txt",
 		"corpus/inferno/java-inline.txt", "corpus/inferno/weird-stack-line.txt"} {
@@ -112,6 +112,10 @@ func FuzzReaderPaths(f *testing.F) {
 		tr3, ids3, _ := scanTrace(data, true, maxTableLines)
 		if tr != tr3 || !reflect.DeepEqual(ids, ids3) {
 			t.Fatal("the concurrent reader differs")
+		}
+		// Lines across reads of 8 to 68 bytes, carried whole or in parts.
+		if size, carry := 8+len(data)%61, 8+len(data)%17; aheadTranscript(data, size, carry) != tr {
+			t.Fatalf("the reader that reads ahead (reads of %d, %d carried) differs", size, carry)
 		}
 	})
 }
