@@ -7,7 +7,7 @@ import (
 )
 
 // Reading ahead: on two CPUs a file's concurrent Reader has its producer
-// parse lines where a goroutine of their own read them, a few buffers
+// parse lines where a goroutine of its own read them, a few buffers
 // ahead, instead of reading them itself: the read(2)s' copies from the
 // page cache then run while the caller's side waits for records, off the
 // producer, which is the longer of the two (docs/performance.md).
@@ -23,19 +23,20 @@ const (
 )
 
 // aheadSource is a file that a concurrent Reader's producer is to read
-// ahead, and the sizes of its buffers: carry holds at least what the
-// parser peeks at (perf.data's magic, 8 bytes).
+// ahead, and the sizes of its buffers.
 type aheadSource struct {
 	r           io.Reader
 	data, carry int
 }
 
 // newFileReaderAhead returns a concurrent Reader of src that reads it
-// ahead.
+// ahead in reads of data bytes with carry bytes of room; the room holds
+// at least what the parser peeks at (perf.data's magic).
 func newFileReaderAhead(src io.Reader, fileName string, data, carry int) *Reader {
 	rd := &Reader{fileName: fileName, p: &lineParser{fileName: fileName, tab: newFrameTable()}}
 	rd.rec = &rd.batchR
-	rd.conc = &concState{ahead: &aheadSource{r: src, data: data, carry: carry}}
+	carry = max(carry, len(perfDataMagic))
+	rd.conc = &concState{ahead: &aheadSource{r: src, data: max(data, 1), carry: carry}}
 	return rd
 }
 
@@ -45,7 +46,7 @@ type aheadReader struct {
 	win   []byte // the current buffer's bytes, the carried line first
 	r     int    // win[r:] are unread
 	cur   *aheadBuf
-	err   error // the source's, once win holds the last of its bytes
+	err   error // the source's once win holds the last of its bytes; io.ErrClosedPipe once done
 	carry int
 	full  chan *aheadBuf
 	free  chan *aheadBuf
@@ -70,7 +71,7 @@ func (s *aheadSource) start(done <-chan struct{}) *aheadReader {
 }
 
 func readAhead(src io.Reader, carry, data int, full, free chan *aheadBuf, done <-chan struct{}) {
-	made := 0 // buffers are made when needed: a short file needs two
+	made := 0 // buffers are made when needed
 	for {
 		var b *aheadBuf
 		if made < aheadBufs && len(free) == 0 {
@@ -84,10 +85,15 @@ func readAhead(src io.Reader, carry, data int, full, free chan *aheadBuf, done <
 			}
 		}
 		b.n, b.err = 0, nil
-		for b.n < data && b.err == nil {
+		for empty := 0; b.n < data && b.err == nil; {
 			var m int
 			m, b.err = src.Read(b.b[carry+b.n:])
 			b.n += m
+			if empty++; m > 0 {
+				empty = 0
+			} else if empty == 100 {
+				b.err = io.ErrNoProgress // as bufio gives up on such a source
+			}
 		}
 		select {
 		case full <- b:
@@ -101,8 +107,9 @@ func readAhead(src io.Reader, carry, data int, full, free chan *aheadBuf, done <
 }
 
 // next moves to the next buffer, with the unread bytes carried to its
-// front. It returns false at the end of the source (a.err) or when the
-// unread bytes are more than the carry room.
+// front. It returns false at the end of the source (a.err), when the
+// Reader is dropped (done; a.err io.ErrClosedPipe), or when the unread
+// bytes are more than the carry room.
 func (a *aheadReader) next() bool {
 	rest := a.win[a.r:]
 	if a.err != nil || len(rest) > a.carry {
@@ -130,14 +137,16 @@ func (a *aheadReader) next() bool {
 // Buffered is the number of unread bytes at hand.
 func (a *aheadReader) Buffered() int { return len(a.win) - a.r }
 
-// Discard skips n bytes at hand.
+// Discard skips n bytes at hand (at most those: the parser discards only
+// bytes it has seen).
 func (a *aheadReader) Discard(n int) (int, error) {
 	n = min(n, a.Buffered())
 	a.r += n
 	return n, nil
 }
 
-// Peek returns the next n bytes without reading them.
+// Peek returns the next n bytes without consuming them (it may read
+// more buffers to have them).
 func (a *aheadReader) Peek(n int) ([]byte, error) {
 	for a.Buffered() < n {
 		if n > a.carry {

@@ -17,7 +17,7 @@ type lineParser struct {
 	err      error // I/O error other than EOF
 	eof      bool
 
-	long longLine   // a line longer than the bufio buffer
+	long longLine   // a line longer than the read buffer (or the carry room, aheadReader)
 	src  lineSource // where the next line comes from
 
 	rec    Record
@@ -155,7 +155,9 @@ func (p *lineParser) readSlice() ([]byte, error) {
 // otherwise (a stack line ends with its DSO's ')') is not blank.
 func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
 
-// longLine gathers a line longer than the read buffer.
+// longLine gathers a line that the reader gives in parts: longer than
+// its buffer (or across two buffers and longer than an aheadReader's
+// carry room).
 type longLine struct {
 	buf []byte
 	// over is the length of the line nextLine returned last when it was
@@ -173,7 +175,7 @@ type longLine struct {
 // most (the line, its copies in the arena and the frame).
 const MaxLineBytes = 4 << 20
 
-// gatherLong reads the rest of a line longer than the read buffer, first
+// gatherLong reads the rest of a line that came in parts (longLine), first
 // its part: into p.long up to MaxLineBytes, the rest only counted (in
 // p.long.over).
 func (p *lineParser) gatherLong(part []byte) ([]byte, error) {

@@ -129,8 +129,10 @@ func TestParallelErrorLines(t *testing.T) {
 	}
 }
 
-// TestParallelFallsBack: one CPU, a file of one chunk, or a perf.data
-// file: no workers.
+// TestParallelFallsBack: one worker, a file of one chunk, or a perf.data
+// file: no workers; one worker on a file of several chunks (two CPUs)
+// reads it ahead when the Reader is concurrent (more than one CPU), the
+// others do not.
 func TestParallelFallsBack(t *testing.T) {
 	text := []byte("p 1 1.000001: 1 cpu-clock: \n\t1 f (d)\n\n")
 	data := bytes.Repeat(text, 100)
@@ -138,14 +140,19 @@ func TestParallelFallsBack(t *testing.T) {
 		name    string
 		data    []byte
 		workers int
+		ahead   bool
 	}{
-		{"one CPU", data, 1},
-		{"one chunk", text, 4},
-		{"perf.data", append([]byte(perfDataMagic), data...), 4},
+		{"one worker", data, 1, concurrentDefault()},
+		{"one chunk", text, 4, false},
+		{"perf.data", append([]byte(perfDataMagic), data...), 4, false},
+		{"perf.data, one worker", append([]byte(perfDataMagic), data...), 1, false},
 	} {
 		r := newFileReader(bytes.NewReader(c.data), int64(len(c.data)), "f", c.workers, 64)
 		if r.par != nil {
 			t.Errorf("%s: read in parallel", c.name)
+		}
+		if ahead := r.conc != nil && r.conc.ahead != nil; ahead != c.ahead {
+			t.Errorf("%s: reads ahead %v, want %v", c.name, ahead, c.ahead)
 		}
 	}
 }
