@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wallfold/wallfold/internal/testtrace"
 )
@@ -98,11 +99,29 @@ func firstDiff(a, b string) string {
 // TestConcurrentReaderDropped: a Reader left before the end of its input
 // does not keep its producer blocked forever.
 func TestConcurrentReaderDropped(t *testing.T) {
+	dropReader(t, func(data []byte) *Reader { return newReader(bytes.NewReader(data), "f", true) })
+}
+
+// dropReader makes a Reader of a long input with open, takes one record
+// and drops the Reader; it fails t unless the goroutines that Reader
+// started have ended a second later.
+func dropReader(t *testing.T, open func([]byte) *Reader) {
+	t.Helper()
+	before := runtime.NumGoroutine()
 	data := bytes.Repeat([]byte("p 1 1.000001: 1 cpu-clock: \n\t1 f (d)\n\n"), 100000)
-	r := newReader(bytes.NewReader(data), "f", true)
-	if !r.Scan() {
-		t.Fatal("no record")
+	func() {
+		if !open(data).Scan() {
+			t.Fatal("no record")
+		}
+	}()
+	for range 100 {
+		runtime.GC()
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
+	t.Errorf("%d goroutines a second after the Reader was dropped, %d before it", runtime.NumGoroutine(), before)
 }
 
 // TestConcurrentShortInputMemory: a concurrent Reader of a few lines takes

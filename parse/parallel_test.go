@@ -3,11 +3,9 @@ package parse
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/wallfold/wallfold/internal/testtrace"
 )
@@ -160,22 +158,9 @@ func TestParallelFallsBack(t *testing.T) {
 // TestParallelReaderDropped: a parallel Reader left before the end of its
 // input lets its workers go.
 func TestParallelReaderDropped(t *testing.T) {
-	before := runtime.NumGoroutine()
-	data := bytes.Repeat([]byte("p 1 1.000001: 1 cpu-clock: \n\t1 f (d)\n\n"), 100000)
-	func() {
-		r := newFileReader(bytes.NewReader(data), int64(len(data)), "f", 3, 4096)
-		if !r.Scan() {
-			t.Fatal("no record")
-		}
-	}()
-	for range 100 {
-		runtime.GC()
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+	dropReader(t, func(data []byte) *Reader {
+		return newFileReader(bytes.NewReader(data), int64(len(data)), "f", 3, 4096)
+	})
 }
 
 // FuzzParallel: on any text, a file read in chunks (of a few bytes, so
