@@ -205,9 +205,10 @@ if [ -n "${OLD:-}" ]; then
 fi
 
 # Scaling on a regular file with the CPUs Go may use (GOMAXPROCS):
-# at 1 the sequential reader; at 2 one parser goroutine beside the model
-# (the concurrent reader, as on a pipe); from 3 the file cut into chunks,
-# a worker per CPU but one (at most 4). $RUNS interleaved rounds; each
+# at 1 the sequential reader; at 2 one parser goroutine beside the model,
+# and one that reads the file ahead; from 3 the file cut into chunks, a
+# worker per CPU but one (at most 4). A pipe (cat FILE |) is read on the
+# model's goroutine whatever the CPUs: perf script needs the other. $RUNS interleaved rounds; each
 # run's 1-minute load average beside it, since a busy machine flattens
 # the gain. Wall time by the shell's clock (1 ms), CPU by /usr/bin/time
 # (10 ms). A virtual machine's CPUs may change speed from one minute to
