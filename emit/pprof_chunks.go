@@ -37,9 +37,7 @@ func (l *chunkList[T]) add(v T) uint32 {
 
 func (l *chunkList[T]) newChunk() []T {
 	if len(l.chunks) > 0 && l.huge {
-		if c := hugemem.Slice[T](chunkLen); c != nil {
-			return c
-		}
+		return hugemem.Make[T](chunkLen)
 	}
 	return make([]T, chunkLen)
 }

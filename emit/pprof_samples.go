@@ -55,11 +55,9 @@ func (t *sampleTable) at(k sampleKey) *sampleVal {
 // from the heap.
 func (t *sampleTable) grow() {
 	n := max(1024, 2*len(t.slots))
-	t.slots = nil
 	if n >= hugeSlots {
-		t.slots = hugemem.Slice[uint32](n)
-	}
-	if t.slots == nil {
+		t.slots = hugemem.Make[uint32](n)
+	} else {
 		t.slots = make([]uint32, n)
 	}
 	mask := uint64(len(t.slots) - 1)

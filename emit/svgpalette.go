@@ -60,9 +60,7 @@ func (s *StackSums) Add(id uint32, k int, v float64) {
 func (s *StackSums) newChunk() []float64 {
 	n := sumsChunk * s.K
 	if len(s.chunks) > 0 {
-		if c := hugemem.Slice[float64](n); c != nil {
-			return c
-		}
+		return hugemem.Make[float64](n)
 	}
 	return make([]float64, n)
 }

@@ -155,9 +155,7 @@ const heapBlocks = 4
 // are huge pages too, or held in t.heap.
 func (t *frameTable) newBlock() *[tableBlock]tabEntry {
 	if t.n >= heapBlocks*tableBlock {
-		if s := hugemem.Slice[tabEntry](tableBlock); s != nil {
-			return (*[tableBlock]tabEntry)(s)
-		}
+		return (*[tableBlock]tabEntry)(hugemem.Make[tabEntry](tableBlock))
 	}
 	return new([tableBlock]tabEntry)
 }

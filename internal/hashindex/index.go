@@ -102,9 +102,7 @@ func (x *Index) grow() {
 // newSlots returns n empty slots.
 func (x *Index) newSlots(n int) []uint64 {
 	if x.huge && n*8 >= hugeFrom {
-		if s := hugemem.Slice[uint64](n); s != nil {
-			return s
-		}
+		return hugemem.Make[uint64](n)
 	}
 	return make([]uint64, n)
 }

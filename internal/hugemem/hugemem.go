@@ -98,3 +98,13 @@ func Slice[T any](n int) []T {
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
+
+// Make is Slice, or n zero values in the Go heap when Slice has none:
+// for a table piece that may be in either (what pointers in T point to
+// is kept alive elsewhere, as for Slice).
+func Make[T any](n int) []T {
+	if s := Slice[T](n); s != nil {
+		return s
+	}
+	return make([]T, n)
+}

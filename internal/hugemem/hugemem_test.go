@@ -90,3 +90,20 @@ func TestBlocks(t *testing.T) {
 		t.Error("a block changed")
 	}
 }
+
+// TestMake: once every block is taken (TestBlocks, before it), Make still
+// gives n zero values, from the Go heap.
+func TestMake(t *testing.T) {
+	if Slice[uint64](1000) != nil {
+		t.Fatal("a piece after TestBlocks took every block")
+	}
+	s := Make[uint64](1000)
+	if len(s) != 1000 {
+		t.Fatalf("%d values, want 1000", len(s))
+	}
+	for i, v := range s {
+		if v != 0 {
+			t.Fatalf("value %d is %d", i, v)
+		}
+	}
+}
