@@ -25,12 +25,12 @@ const (
 )
 
 type batch struct {
-	recs   []Record
-	lines  []int // Lines() after each record
-	arena  []byte
-	frames []Frame    // frames not in the table
-	refs   []uint32   // the samples' frames: table IDs, or localRef|index into frames
-	spans  [][2]int32 // per record: its refs
+	recs      []packedRec // batchrec.go
+	wide      []wideRec   // the records that do not pack
+	firstLine int         // Lines() after the first record
+	arena     []byte
+	frames    []Frame  // frames not in the table
+	refs      []uint32 // the samples' frames: table IDs, or localRef|index into frames
 
 	// Set on the last batch.
 	last     bool // of the input; of its chunk in a parallel reader
@@ -41,11 +41,11 @@ type batch struct {
 
 func (b *batch) reset() {
 	b.recs = b.recs[:0]
-	b.lines = b.lines[:0]
+	clear(b.wide) // their slices hold arenas
+	b.wide = b.wide[:0]
 	b.arena = b.arena[:0]
 	b.frames = b.frames[:0]
 	b.refs = b.refs[:0]
-	b.spans = b.spans[:0]
 	// A parallel reader's worker uses its chunks' last batches again.
 	b.last, b.err, b.endLine, b.perfData = false, nil, 0, false
 }
@@ -82,12 +82,12 @@ func (r *Reader) scanConc() bool {
 		b := c.cur
 		if b != nil {
 			if c.next < len(b.recs) {
-				// The record in its batch (not a copy): b stays the
-				// consumer's until the next Scan.
-				r.lineNo = b.lines[c.next]
-				r.rec = &b.recs[c.next]
+				// Its byte fields are b's: b stays the consumer's until
+				// the next Scan.
+				var span [2]int32
+				r.lineNo, span = b.record(c.next, &r.batchR)
+				r.rec = &r.batchR
 				if r.rec.Kind == KindSample {
-					span := b.spans[c.next]
 					refs := b.refs[span[0]:span[1]]
 					r.stack.set(refs, refs, c.tab, b.frames)
 					r.rec.Stack = &r.stack
@@ -139,8 +139,7 @@ func newBatch() *batch {
 	return &batch{
 		arena: make([]byte, 0, batchArena),
 		refs:  make([]uint32, 0, batchFrames),
-		recs:  make([]Record, 0, batchRecords),
-		lines: make([]int, 0, batchRecords),
+		recs:  make([]packedRec, 0, batchRecords),
 	}
 }
 
@@ -152,8 +151,7 @@ func firstBatch() *batch {
 	return &batch{
 		arena: make([]byte, 0, 4<<10),
 		refs:  make([]uint32, 0, 256),
-		recs:  make([]Record, 0, 8),
-		lines: make([]int, 0, 8),
+		recs:  make([]packedRec, 0, 8),
 	}
 }
 
@@ -210,20 +208,4 @@ func produceChunk(src *lineParser, full, free chan *batch, done chan struct{}, m
 	case <-done:
 		return false
 	}
-}
-
-// add appends src's current record to b; its bytes and frames are in
-// b's arena and frames already (src.keep).
-//
-// A sample that the end of a chunk ended (more) would have been ended by
-// the next chunk's first line in a sequential read: Lines() then counts
-// that line too.
-func (b *batch) add(src *lineParser, more bool) {
-	lines := src.lineNo
-	if more && src.eof && src.rec.Kind == KindSample {
-		lines++
-	}
-	b.recs = append(b.recs, src.rec)
-	b.lines = append(b.lines, lines)
-	b.spans = append(b.spans, [2]int32{int32(src.refStart), int32(len(src.refs))})
 }

@@ -169,15 +169,15 @@ func (r *Reader) deliver(b *batch) {
 	c := r.par
 	i := c.next
 	c.next++
-	r.batchR = b.recs[i]
 	rec := &r.batchR
-	r.lineNo = b.lines[i] + c.base
+	lines, span := b.record(i, rec)
+	r.lineNo = lines + c.base
 	rec.Line += c.base
 	if rec.Kind == KindError {
 		rec.Err.Line += c.base // the worker made it and let go of it
 	}
 	if rec.Kind == KindSample {
-		w, span := c.workers[c.k%len(c.workers)], b.spans[i]
+		w := c.workers[c.k%len(c.workers)]
 		refs := b.refs[span[0]:span[1]]
 		r.stack.set(c.readerIDs(w, refs), refs, w.tab, b.frames)
 		rec.Stack = &r.stack
