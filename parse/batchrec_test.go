@@ -5,7 +5,87 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 )
+
+// TestPackedRecSize: the size the comments and docs give.
+func TestPackedRecSize(t *testing.T) {
+	if n := unsafe.Sizeof(packedRec{}); n != 72 {
+		t.Errorf("packedRec is %d bytes; its comment and docs/performance.md say 72", n)
+	}
+}
+
+// TestBatchRecordEveryField sets each field of a Record, one at a time,
+// and adds it to a batch: it must come back as it went in, so that a
+// field added to Record later is not dropped on the packed path.
+func TestBatchRecordEveryField(t *testing.T) {
+	var paths [][]int
+	var walk func(typ reflect.Type, path []int)
+	walk = func(typ reflect.Type, path []int) {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			p := append(append([]int(nil), path...), i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type, p)
+				continue
+			}
+			paths = append(paths, p)
+		}
+	}
+	walk(reflect.TypeOf(Record{}), nil)
+	for _, path := range paths {
+		b := newBatch()
+		src := &lineParser{keep: true, arena: b.arena, refs: b.refs}
+		rec := Record{Line: 1}
+		f := reflect.ValueOf(&rec).Elem().FieldByIndex(path)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(3)
+		case reflect.Uint8, reflect.Uint64:
+			f.SetUint(5)
+		case reflect.Slice:
+			f.SetBytes(src.own([]byte("x")))
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		default:
+			t.Fatalf("Record field %v of kind %v: this test does not know how to set it", path, f.Kind())
+		}
+		src.rec, src.lineNo = rec, 2
+		b.add(src, false)
+		b.arena = src.arena
+		var got Record
+		if lines, _ := b.record(0, &got); lines != 2 || !reflect.DeepEqual(got, rec) {
+			t.Errorf("field %s set: got back %+v (lines %d), want %+v", reflect.TypeOf(rec).FieldByIndex(path).Name, got, lines, rec)
+		}
+	}
+}
+
+// TestBatchRecordOldArena: a record whose bytes are in an arena that has
+// grown since (the copy before) is kept whole, its bytes intact; so is a
+// record that would begin after the lines counted (Line past Lines()),
+// which a packedRec's distance back cannot hold.
+func TestBatchRecordOldArena(t *testing.T) {
+	b := firstBatch()
+	src := &lineParser{keep: true, arena: b.arena, refs: b.refs}
+	src.rec = Record{Kind: KindSample, Line: 7, Comm: src.own([]byte("comm")), PID: -1, TID: 5, HasTID: true, CPU: -1}
+	src.rec.Event = src.own([]byte("ev"))
+	src.own(make([]byte, 8<<10)) // the arena grows: Comm and Event are in its old copy
+	src.lineNo = 9
+	b.add(src, false)
+	src.rec = Record{Kind: KindSwitch, Line: 12, Comm: src.own([]byte("c2")), PID: 1, TID: 1, HasTID: true}
+	src.lineNo = 10
+	b.add(src, false)
+	b.arena = src.arena
+	var got Record
+	if lines, _ := b.record(0, &got); b.recs[0].wide == 0 || lines != 9 || string(got.Comm) != "comm" || string(got.Event) != "ev" || got.Line != 7 {
+		t.Errorf("record in the old arena: kept whole %v, lines %d, %+v", b.recs[0].wide != 0, lines, got)
+	}
+	if lines, _ := b.record(1, &got); b.recs[1].wide == 0 || lines != 10 || got.Line != 12 || string(got.Comm) != "c2" {
+		t.Errorf("record with Line past Lines(): kept whole %v, lines %d, %+v", b.recs[1].wide != 0, lines, got)
+	}
+}
 
 // TestBatchRecordRoundTrip adds records of every kind, with fields at and
 // past a packedRec's bounds, to a batch as the producer does, and reads
@@ -62,6 +142,9 @@ func TestBatchRecordRoundTrip(t *testing.T) {
 				if len(*f) == 0 {
 					*f = nil
 				}
+			}
+			if b.recs[i].wide == 0 && (cap(got.Comm) != len(got.Comm) || cap(got.Event) != len(got.Event)) {
+				t.Fatalf("round %d, record %d: Comm or Event not capped at its end: an append would write over the next record's bytes", round, i)
 			}
 			if !reflect.DeepEqual(got, w) || gotLines != wantLines[i] || gotRefs != wantRefs[i] {
 				t.Fatalf("round %d, record %d:\n got %+v lines %d refs %v\nwant %+v lines %d refs %v", round, i, got, gotLines, gotRefs, w, wantLines[i], wantRefs[i])

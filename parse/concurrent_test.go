@@ -46,8 +46,8 @@ func transcriptOf(r *Reader, frame func(Frame)) string {
 			fmt.Fprintf(&b, "error %v %q\n", x.Err, x.Err.Text)
 			continue
 		}
-		fmt.Fprintf(&b, "%d %v %d %q %d %d %d %d %v %d %v %q %q %v %v %d %d %d %d %d %d %q %d\n",
-			r.Lines(), x.Kind, x.Line, x.Comm, x.PID, x.TID, x.CPU, x.Time, x.HasTime, x.Period, x.HasPeriod,
+		fmt.Fprintf(&b, "%d %v %d %q %d %d %v %d %d %v %d %v %q %q %v %v %d %d %d %d %d %d %q %d\n",
+			r.Lines(), x.Kind, x.Line, x.Comm, x.PID, x.TID, x.HasTID, x.CPU, x.Time, x.HasTime, x.Period, x.HasPeriod,
 			x.Event, x.Payload, x.Out, x.Preempt, x.SubjectPID, x.SubjectTID, x.ParentPID, x.ParentTID, x.PeerPID, x.PeerTID, x.NewComm, x.Lost)
 		for _, f := range x.Stack.Frames() {
 			fmt.Fprintf(&b, "\t%q %q %q %q %v\n", f.Addr, f.Sym, f.Off, f.DSO, f.Inlined)
