@@ -5,8 +5,8 @@ import "unsafe"
 // What a batch keeps of each record. A Record is 256 bytes, and the
 // producer writes each into a batch that the consumer, on the other CPU,
 // last read: at two CPUs gb2.txt's 463,000 records moved 118 MB between
-// the caches, and the producer's stores stalled on it (its header parse
-// cost three times what it cost on one CPU). A packedRec holds a sample's
+// the caches, the likeliest reason why the producer's header parse cost
+// three times what it cost on one CPU. A packedRec holds a sample's
 // or a switch's fields in 72 bytes, its byte fields as places in the
 // batch's arena; a record with a field it has no room for (a payload, a
 // task record's, an error) is kept whole in the batch's wide list.

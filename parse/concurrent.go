@@ -14,8 +14,8 @@ import "runtime"
 // one or the other more (new frames, the parser; switches, the model),
 // and each waits on a full or an empty queue for the other (a runtime
 // trace of gb2.txt on two CPUs: 42 and 31 ms a run at 4 in flight). 12
-// took 4.4-4.7 % off the wall time there (docs/performance.md); 16 took
-// 8.7 % but brought 1 GB's peak RSS to 37-39 MB.
+// took 4.4-4.7 % off the wall time there (docs/performance.md); with
+// records packed (batchrec.go), 24 and 48 were within the noise.
 const (
 	batchBytes      = 256 << 10
 	batchRecords    = 512
