@@ -107,6 +107,14 @@ type Record struct {
 	Err *SyntaxError // KindError
 }
 
+// plain says that r holds no field of the rare records (a payload, a
+// task's fields, a lost count, an error): a record used again then needs
+// only its common fields set, not a clear of all 256 bytes.
+func (r *Record) plain() bool {
+	return r.Payload == nil && r.Lost == 0 && r.Err == nil && r.NewComm == nil &&
+		r.SubjectPID == 0 && r.SubjectTID == 0 && r.ParentPID == 0 && r.ParentTID == 0
+}
+
 // SampleFields are a sample's own fields.
 type SampleFields struct {
 	Period    uint64 // 1 when HasPeriod is false
