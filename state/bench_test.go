@@ -59,8 +59,8 @@ func BenchmarkModel(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				m := NewModel(Options{Scope: scope})
 				released := 0
-				for j := range evs {
-					m.Add(evs[j])
+				for _, e := range evs {
+					m.Add(&e) // a copy: Add may change it
 					released += len(m.Ready())
 				}
 				released += len(m.Close())

@@ -188,7 +188,7 @@ func runModel(evs []Event, o Options, soon bool) (modelRun, int) {
 	var r modelRun
 	forgot := 0
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		r.released = append(r.released, m.Ready()...)
 		r.trans = append(r.trans, m.Transitions()...)
 		forgot = max(forgot, m.t.cold.at.Len())
@@ -256,14 +256,14 @@ func TestForgottenThreadReturns(t *testing.T) {
 		m.t.forgetSoon = soon
 		var got []Weighted
 		for _, e := range before {
-			m.Add(e)
+			m.Add(&e)
 			got = append(got, m.Ready()...)
 		}
 		if m.t.cold.at.Get(11) == 0 {
 			t.Fatalf("soon %v: thread 11 not forgotten while quiet", soon)
 		}
 		for _, e := range after {
-			m.Add(e)
+			m.Add(&e)
 			got = append(got, m.Ready()...)
 		}
 		got = append(got, m.Close()...)
@@ -310,11 +310,11 @@ func TestMemoryPerThread(t *testing.T) {
 			}
 			at, tid := 1e9+int64(i)*100_000, 1000+i
 			if switches {
-				m.Add(Event{Kind: KindSwitch, Time: at, PID: 1000, TID: tid, CPU: -1, Ref: OtherEvent})
+				m.Add(&Event{Kind: KindSwitch, Time: at, PID: 1000, TID: tid, CPU: -1, Ref: OtherEvent})
 			}
-			m.Add(clockSample(at+10_000, 1000, tid, -1, i))
+			m.Add(new(clockSample(at+10_000, 1000, tid, -1, i)))
 			if switches {
-				m.Add(Event{Kind: KindSwitch, Time: at + 20_000, PID: 1000, TID: tid, CPU: -1, Out: true, Ref: OtherEvent})
+				m.Add(&Event{Kind: KindSwitch, Time: at + 20_000, PID: 1000, TID: tid, CPU: -1, Out: true, Ref: OtherEvent})
 			}
 			m.Ready()
 		}
@@ -354,9 +354,9 @@ func TestMemoryPerProcess(t *testing.T) {
 			base = heapInUse()
 		}
 		at, tid, cpu := 1e9+int64(i)*100_000, 1000+i, i%8
-		m.Add(Event{Kind: KindSwitchCPUWide, Time: at, PID: tid, TID: tid, CPU: cpu, Ref: OtherEvent})
-		m.Add(clockSample(at+10_000, tid, tid, cpu, i))
-		m.Add(Event{Kind: KindSwitchCPUWide, Time: at + 20_000, PID: tid, TID: tid, CPU: cpu, Out: true, Ref: OtherEvent})
+		m.Add(&Event{Kind: KindSwitchCPUWide, Time: at, PID: tid, TID: tid, CPU: cpu, Ref: OtherEvent})
+		m.Add(new(clockSample(at+10_000, tid, tid, cpu, i)))
+		m.Add(&Event{Kind: KindSwitchCPUWide, Time: at + 20_000, PID: tid, TID: tid, CPU: cpu, Out: true, Ref: OtherEvent})
 		m.Ready()
 	}
 	perThread := float64(heapInUse()-base) / float64(threads/2)

@@ -21,14 +21,14 @@ func TestColdStoreBound(t *testing.T) {
 		m := NewModel(Options{Scope: Process})
 		var out []Weighted
 		for i := 0; i < threads; i++ {
-			m.Add(clockSample(1e9+int64(i)*100_000, 1000, 1000+i, -1, i))
+			m.Add(new(clockSample(1e9+int64(i)*100_000, 1000, 1000+i, -1, i)))
 			out = append(out, m.Ready()...)
 			if c := &m.t.cold; len(c.chunks) > bound {
 				t.Fatalf("bound %d: %d chunks in the cold store at thread %d", bound, len(c.chunks), i)
 			}
 		}
 		// The first thread comes back: its record was dropped long ago.
-		m.Add(clockSample(1e9+int64(threads)*100_000, 1000, 1000, -1, threads))
+		m.Add(new(clockSample(1e9+int64(threads)*100_000, 1000, 1000, -1, threads)))
 		out = append(append(out, m.Ready()...), m.Close()...)
 		return m, out
 	}
@@ -68,7 +68,7 @@ func TestColdStoreShippedBound(t *testing.T) {
 	const threads = 400_000
 	m := NewModel(Options{Scope: Workload})
 	for i := 0; i < threads; i++ {
-		m.Add(clockSample(1e9+int64(i)*100_000, 1000, 1000+i, -1, i))
+		m.Add(new(clockSample(1e9+int64(i)*100_000, 1000, 1000+i, -1, i)))
 		m.Ready()
 	}
 	c := &m.t.cold

@@ -14,7 +14,7 @@ func TestModelCPUOnly(t *testing.T) {
 	var got []Weighted
 	ref := 0
 	add := func(e Event) {
-		m.Add(e)
+		m.Add(&e)
 		got = append(got, m.Ready()...)
 	}
 	for i := int64(1); i <= 300; i++ {
@@ -58,7 +58,7 @@ func TestModelCPUOnly(t *testing.T) {
 	m2 := NewModel(Options{Scope: Auto, CPUOnly: true})
 	for pass := 0; pass < 2; pass++ {
 		for i := int64(1); i <= 300; i++ {
-			m2.Add(clockSample(i*ms, -1, 10, 0, int(i)))
+			m2.Add(new(clockSample(i*ms, -1, 10, 0, int(i))))
 			m2.Ready()
 		}
 	}

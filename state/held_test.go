@@ -51,7 +51,7 @@ func TestLookaheadMemory(t *testing.T) {
 	base := heapInUse()
 	for i := 0; i < 3*lookaheadMax; i++ {
 		tid := 100 + i%8
-		m.Add(clockSample(1e9+int64(i)*2000, tid, tid, i%8, i))
+		m.Add(new(clockSample(1e9+int64(i)*2000, tid, tid, i%8, i)))
 		m.Ready()
 	}
 	held := m.seg.ord.run.size + len(m.seg.ord.late)

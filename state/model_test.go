@@ -19,7 +19,7 @@ func feed(t *testing.T, scope Scope, evs []Event) (*Model, map[int]Weighted) {
 		}
 	}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		take(m.Ready())
 	}
 	take(m.Close())

@@ -138,7 +138,7 @@ func feedOff(t *testing.T, o Options, evs []Event) (*Model, []Weighted, map[int]
 		}
 	}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		take(m.Ready())
 	}
 	take(m.Close())
@@ -394,7 +394,7 @@ func TestOffCPUWaitingAtEnd(t *testing.T) {
 		m := NewModel(Options{Scope: Workload, OffCPU: true, Splits: keep})
 		var got int64
 		for _, e := range evs {
-			m.Add(e)
+			m.Add(&e)
 			for _, w := range m.Ready() {
 				if w.TID == 11 && w.State != Unsampled {
 					got += w.OffCPU

@@ -164,7 +164,7 @@ func TestOrderStageBounded(t *testing.T) {
 		m := NewModel(Options{Scope: Workload})
 		released, most := 0, 0
 		for _, e := range evs {
-			m.Add(e)
+			m.Add(&e)
 			released += len(m.Ready())
 			most = max(most, m.seg.ord.run.size+len(m.seg.ord.late))
 		}
@@ -229,7 +229,7 @@ func TestOrderStageSortedText(t *testing.T) {
 		ref := 0
 		add := func(at int64) {
 			ref++
-			m.Add(clockSample(at, 1, 1+ref%2, ref%2, ref))
+			m.Add(new(clockSample(at, 1, 1+ref%2, ref%2, ref)))
 			released += len(m.Ready())
 		}
 		for i := 0; i < n; i++ {

@@ -12,9 +12,9 @@ func TestExitedKept(t *testing.T) {
 	m := NewModel(Options{Scope: Process})
 	for i := 0; i < threads; i++ {
 		at, tid := 1e9+int64(i)*every, 1000+i
-		m.Add(Event{Kind: KindFork, Time: at, PID: 1000, TID: tid, ParentPID: 1000, CPU: -1, Ref: OtherEvent})
-		m.Add(clockSample(at+10_000, 1000, tid, -1, i))
-		m.Add(Event{Kind: KindExit, Time: at + 20_000, PID: 1000, TID: tid, CPU: -1, Ref: OtherEvent})
+		m.Add(&Event{Kind: KindFork, Time: at, PID: 1000, TID: tid, ParentPID: 1000, CPU: -1, Ref: OtherEvent})
+		m.Add(new(clockSample(at+10_000, 1000, tid, -1, i)))
+		m.Add(&Event{Kind: KindExit, Time: at + 20_000, PID: 1000, TID: tid, CPU: -1, Ref: OtherEvent})
 		m.Ready()
 	}
 	// The tracker's clock is the look-ahead (0.1 s) behind the last

@@ -167,7 +167,7 @@ func feedThreads(t *testing.T, evs []Event) (*Model, []Weighted, map[int]threadS
 		}
 	}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		take(m.Ready())
 	}
 	take(m.Close())

@@ -43,7 +43,7 @@ func wallByRef(t *testing.T, evs []Event) map[int]float64 {
 		}
 	}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		take(m.Ready())
 	}
 	take(m.Close())
@@ -98,7 +98,7 @@ func TestSpinEndsAtSwitch(t *testing.T) {
 	m := NewModel(Options{Scope: Workload})
 	par := map[int]float64{}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		for _, w := range m.Ready() {
 			par[w.Ref] = w.Par
 		}

@@ -49,7 +49,7 @@ func feedSplit(t *testing.T, o Options, evs []Event) (map[int]int, Split) {
 		}
 	}
 	for _, e := range evs {
-		m.Add(e)
+		m.Add(&e)
 		take(m.Ready())
 	}
 	take(m.Close())

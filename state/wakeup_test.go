@@ -47,7 +47,7 @@ func TestWakeupEndsBlocked(t *testing.T) {
 	// The summary alone (no shares released) names the waker too.
 	m2 := NewModel(Options{Scope: Workload, Splits: true})
 	for _, e := range withEvents(timeline(threads), wake(400*ms, 10, 7)) {
-		m2.Add(e)
+		m2.Add(&e)
 		m2.Ready()
 	}
 	if ws := m2.Close(); len(ws) != 0 && ws[len(ws)-1].State != OnCPU {
@@ -119,7 +119,7 @@ func TestWakeupOfStacklessThread(t *testing.T) {
 	for _, offCPU := range []bool{false, true} {
 		m := NewModel(Options{Scope: Workload, Splits: true, OffCPU: offCPU})
 		for _, e := range evs {
-			m.Add(e)
+			m.Add(&e)
 			m.Ready()
 		}
 		m.Close()

@@ -24,7 +24,7 @@ func TestMemoryOfTheWindow(t *testing.T) {
 	for i := 0; i < threads; i++ {
 		e := clockSample(100e9+int64(i)*10_000, 1000, 1001+i, -1, i)
 		e.Period = 1001001
-		m.Add(e)
+		m.Add(&e)
 		m.Ready()
 	}
 	live := len(m.t.threads)
@@ -60,7 +60,7 @@ func TestCloseRoom(t *testing.T) {
 	for i := 0; i < 150_000; i++ {
 		e := clockSample(100e9+int64(i)*10_000, 1000, 1001+i, -1, i)
 		e.Period = 1001001
-		m.Add(e)
+		m.Add(&e)
 		m.Ready()
 	}
 	out := m.Close()

@@ -31,10 +31,16 @@ type Run struct {
 	splitWhole bool
 	verdictParts
 	timelineBegun bool
-	sample        emit.Sample // what take hands the writers, reused
-	names         threadNames // ":TID" comms named
-	wake          wakeups     // wakeup samples, their wakers
-	idle          idleSamples // samples of tid 0, said once
+	reused
+	names threadNames // ":TID" comms named
+	wake  wakeups     // wakeup samples, their wakers
+	idle  idleSamples // samples of tid 0, said once
+}
+
+// reused is what the run fills again for each record, in place.
+type reused struct {
+	sample emit.Sample // what take hands the writers
+	ev     state.Event // the record's event (toEvent)
 }
 
 // verdictParts is what the run says once the input has ended.
@@ -182,7 +188,8 @@ func (r *Run) scan(reader *parse.Reader) (strictErr error) {
 			continue // nothing for the model
 		}
 		r.names.fix(rec)
-		r.model.Add(r.toEvent(rec))
+		r.toEvent(rec, &r.ev)
+		r.model.Add(&r.ev)
 		if r.cfg.Strict {
 			if err := r.stepBack(rec.Line); err != nil {
 				return r.close(tl, err)
@@ -206,10 +213,10 @@ func (r *Run) close(tl emit.Streamer, err error) error {
 	return err
 }
 
-// toEvent turns a record into the model's event: a sample's verdict and
-// stack handle, a switch's handle for off-CPU time.
-func (r *Run) toEvent(rec *parse.Record) state.Event {
-	ev := event(rec)
+// toEvent sets *ev to the record as the model's event: a sample's verdict
+// and stack handle, a switch's handle for off-CPU time.
+func (r *Run) toEvent(rec *parse.Record, ev *state.Event) {
+	event(rec, ev)
 	switch rec.Kind {
 	case parse.KindSample:
 		switch r.sel.classify(rec) {
@@ -219,10 +226,10 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			if r.cfg.OffCPU {
 				ev.Ref = r.intern(rec, rec.Stack)
 			}
-			return ev
+			return
 		case wakeup:
-			r.wake.event(rec, &ev)
-			return ev
+			r.wake.event(rec, ev)
+			return
 		case otherEvent:
 			ev.Ref = state.OtherEvent
 		case profiled:
@@ -249,7 +256,6 @@ func (r *Run) toEvent(rec *parse.Record) state.Event {
 			ev.Ref = r.intern(&child, nil)
 		}
 	}
-	return ev
 }
 
 // intern returns the handle of the record's stack, or state.Unwanted when
