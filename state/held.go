@@ -13,16 +13,21 @@ type heldEvent struct {
 	Ref                                           int
 }
 
-// keep returns e as held (its Name and Comm dropped).
-func keep(e *Event) heldEvent {
-	return heldEvent{Kind: e.Kind, Out: e.Out, Preempt: e.Preempt, Clock: e.Clock, HasPeriod: e.HasPeriod,
-		HasTime: e.HasTime, Spin: e.Spin, Time: e.Time, PID: e.PID, TID: e.TID, CPU: e.CPU,
-		PeerPID: e.PeerPID, PeerTID: e.PeerTID, ParentPID: e.ParentPID, Period: e.Period, Lost: e.Lost, Ref: e.Ref}
+// from sets h to e (its Name and Comm dropped). Field by field, as into:
+// a literal built and then copied was loaded in 16-byte pieces of the
+// narrower stores just made, which the CPU cannot forward.
+func (h *heldEvent) from(e *Event) {
+	h.Kind, h.Out, h.Preempt, h.Clock, h.HasPeriod, h.HasTime, h.Spin = e.Kind, e.Out, e.Preempt, e.Clock, e.HasPeriod, e.HasTime, e.Spin
+	h.Time, h.PID, h.TID, h.CPU = e.Time, e.PID, e.TID, e.CPU
+	h.PeerPID, h.PeerTID, h.ParentPID = e.PeerPID, e.PeerTID, e.ParentPID
+	h.Period, h.Lost, h.Ref = e.Period, e.Lost, e.Ref
 }
 
-// event returns the held record as an Event again.
-func (h *heldEvent) event() Event {
-	return Event{Kind: h.Kind, Out: h.Out, Preempt: h.Preempt, Clock: h.Clock, HasPeriod: h.HasPeriod,
-		HasTime: h.HasTime, Spin: h.Spin, Time: h.Time, PID: h.PID, TID: h.TID, CPU: h.CPU,
-		PeerPID: h.PeerPID, PeerTID: h.PeerTID, ParentPID: h.ParentPID, Period: h.Period, Lost: h.Lost, Ref: h.Ref}
+// into sets *e to the held record (Name and Comm nil).
+func (h *heldEvent) into(e *Event) {
+	e.Kind, e.Out, e.Preempt, e.Clock, e.HasPeriod, e.HasTime, e.Spin = h.Kind, h.Out, h.Preempt, h.Clock, h.HasPeriod, h.HasTime, h.Spin
+	e.Time, e.PID, e.TID, e.CPU = h.Time, h.PID, h.TID, h.CPU
+	e.PeerPID, e.PeerTID, e.ParentPID = h.PeerPID, h.PeerTID, h.ParentPID
+	e.Period, e.Lost, e.Ref = h.Period, h.Lost, h.Ref
+	e.Name, e.Comm = nil, nil
 }

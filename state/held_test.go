@@ -35,8 +35,10 @@ func TestHeldEventKeepsAll(t *testing.T) {
 				f.SetUint(rnd.Uint64() & (1<<(8*f.Type().Size()) - 1 | 1<<63 - 1))
 			}
 		}
-		h := keep(&e)
-		if got := h.event(); !reflect.DeepEqual(got, e) {
+		var h heldEvent
+		h.from(&e)
+		got := Event{Name: []byte("a"), Comm: []byte("b")} // into sets them nil
+		if h.into(&got); !reflect.DeepEqual(got, e) {
 			t.Fatalf("held %+v, back %+v", e, got)
 		}
 	}

@@ -201,10 +201,11 @@ func (o *orderStage) put(e *Event) {
 	o.seq++
 	if o.run.size == 0 || k >= o.run.lastTime {
 		h := o.run.add(o.limit)
-		h.e, h.seq = keep(e), o.seq
+		h.e.from(e)
+		h.seq = o.seq
 		o.run.lastTime = k
 	} else {
-		o.pushLate(held{e: keep(e), seq: o.seq})
+		o.pushLate(e, o.seq)
 	}
 	if k > o.newest {
 		o.newest = k
@@ -286,9 +287,9 @@ func (o *orderStage) next(all bool) *Event {
 	}
 	o.passed, o.anyOut = t, true
 	if fromRun {
-		o.out = o.run.pop().e.event()
+		o.run.pop().e.into(&o.out)
 	} else {
-		o.out = o.popLate().e.event()
+		o.popLate().e.into(&o.out)
 	}
 	return &o.out
 }
@@ -367,17 +368,19 @@ func (o *orderStage) warning() string {
 }
 
 // pushLate adds a record to the heap.
-func (o *orderStage) pushLate(h held) {
+func (o *orderStage) pushLate(e *Event, seq uint64) {
 	var slot int32
 	if n := len(o.free); n > 0 {
 		slot = o.free[n-1]
 		o.free = o.free[:n-1]
-		o.slots[slot] = h
 	} else {
 		slot = int32(len(o.slots))
-		o.slots = append(o.slots, h)
+		o.slots = append(o.slots, held{})
 	}
-	o.late = append(o.late, lateKey{time: h.e.Time, seq: h.seq, slot: slot})
+	h := &o.slots[slot]
+	h.e.from(e)
+	h.seq = seq
+	o.late = append(o.late, lateKey{time: e.Time, seq: seq, slot: slot})
 	for i := len(o.late) - 1; i > 0; {
 		p := (i - 1) / 2
 		if !o.less(i, p) {

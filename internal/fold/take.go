@@ -109,8 +109,10 @@ func (r *Run) takeCPU(w *state.Weighted) {
 // thread, the rest zero: a writer keeps nothing of it, and a Sample per
 // sample, passed through an interface, would be a heap allocation each.
 func (r *Run) sampleOf(w *state.Weighted) *emit.Sample {
-	r.sample = emit.Sample{Ref: uint32(w.Ref), Time: w.Time, Group: w.Group, PID: w.PID, TID: w.TID, State: w.State, Waker: w.Waker}
-	return &r.sample
+	s := &r.sample
+	*s = emit.Sample{} // then field by field: see event
+	s.Ref, s.Time, s.Group, s.PID, s.TID, s.State, s.Waker = uint32(w.Ref), w.Time, w.Group, w.PID, w.TID, w.State, w.Waker
+	return s
 }
 
 // cpuWeighted: an output whose widths are CPU time takes no wall-only
