@@ -28,7 +28,7 @@ func TestBatchRecordEveryField(t *testing.T) {
 		b.add(src, false)
 		b.arena = src.arena
 		var got Record
-		if lines, _ := b.record(0, &got); lines != 2 || !reflect.DeepEqual(got, rec) {
+		if lines, _, _ := b.record(0, &got); lines != 2 || !reflect.DeepEqual(got, rec) {
 			t.Errorf("field %s set: got back %+v (lines %d), want %+v", recordFieldName(path), got, lines, rec)
 		}
 	}
@@ -47,10 +47,10 @@ func TestBatchRecordOldArena(t *testing.T) {
 	b.add(src, false)
 	b.arena = src.arena
 	var got Record
-	if lines, _ := b.record(0, &got); b.recs[0].wide == 0 || lines != 9 || string(got.Comm) != "comm" || string(got.Event) != "ev" || got.Line != 7 {
+	if lines, _, _ := b.record(0, &got); b.recs[0].wide == 0 || lines != 9 || string(got.Comm) != "comm" || string(got.Event) != "ev" || got.Line != 7 {
 		t.Errorf("record in the old arena: kept whole %v, lines %d, %+v", b.recs[0].wide != 0, lines, got)
 	}
-	if lines, _ := b.record(1, &got); b.recs[1].wide == 0 || lines != 10 || got.Line != 12 || string(got.Comm) != "c2" {
+	if lines, _, _ := b.record(1, &got); b.recs[1].wide == 0 || lines != 10 || got.Line != 12 || string(got.Comm) != "c2" {
 		t.Errorf("record with Line past Lines(): kept whole %v, lines %d, %+v", b.recs[1].wide != 0, lines, got)
 	}
 }
@@ -103,7 +103,8 @@ func TestBatchRecordRoundTrip(t *testing.T) {
 		b.arena, b.refs = src.arena, src.refs
 		for i := range want {
 			var got Record
-			gotLines, gotRefs := b.record(i, &got)
+			gotLines, from, to := b.record(i, &got)
+			gotRefs := [2]int32{int32(from), int32(to)}
 			// An empty field comes back nil.
 			w := want[i]
 			for _, f := range []*[]byte{&w.Comm, &w.Event, &w.Payload, &w.NewComm, &got.Comm, &got.Event, &got.Payload, &got.NewComm} {

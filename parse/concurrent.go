@@ -84,11 +84,11 @@ func (r *Reader) scanConc() bool {
 			if c.next < len(b.recs) {
 				// Its byte fields are b's: b stays the consumer's until
 				// the next Scan.
-				var span [2]int32
-				r.lineNo, span = b.record(c.next, &r.batchR)
+				var from, to int
+				r.lineNo, from, to = b.record(c.next, &r.batchR)
 				r.rec = &r.batchR
 				if r.rec.Kind == KindSample {
-					refs := b.refs[span[0]:span[1]]
+					refs := b.refs[from:to]
 					r.stack.set(refs, refs, c.tab, b.frames)
 					r.rec.Stack = &r.stack
 				}

@@ -170,7 +170,7 @@ func (r *Reader) deliver(b *batch) {
 	i := c.next
 	c.next++
 	rec := &r.batchR
-	lines, span := b.record(i, rec)
+	lines, from, to := b.record(i, rec)
 	r.lineNo = lines + c.base
 	rec.Line += c.base
 	if rec.Kind == KindError {
@@ -178,7 +178,7 @@ func (r *Reader) deliver(b *batch) {
 	}
 	if rec.Kind == KindSample {
 		w := c.workers[c.k%len(c.workers)]
-		refs := b.refs[span[0]:span[1]]
+		refs := b.refs[from:to]
 		r.stack.set(c.readerIDs(w, refs), refs, w.tab, b.frames)
 		rec.Stack = &r.stack
 	}

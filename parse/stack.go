@@ -76,7 +76,9 @@ func (s *Stack) Frames() []Frame {
 // set makes s the stack of the frames at refs, whose IDs are ids (refs
 // itself, but in a parallel reader).
 func (s *Stack) set(ids, refs []uint32, tab *frameTable, local []Frame) {
-	s.ids, s.frameRefs = ids, frameRefs{refs, tab, local}
+	// Field by field: a frameRefs literal is copied by loads that the
+	// CPU cannot forward from its stores (batch.record).
+	s.ids, s.refs, s.tab, s.local = ids, refs, tab, local
 	s.frames, s.made = s.frames[:0], false
 }
 
