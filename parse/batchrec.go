@@ -68,10 +68,10 @@ func (b *batch) add(src *lineParser, more bool) {
 
 // pack fills p with rec, the record whose Lines() is lines, whose bytes
 // are in arena (b's, being filled) and whose refs are refs[start:end];
-// false when a field has no room in p.
+// false when a field has no room in p (p then partly written: add
+// overwrites it).
 func (b *batch) pack(p *packedRec, rec *Record, arena []byte, lines, start, end int) bool {
-	if rec.Payload != nil || rec.Err != nil || rec.Lost != 0 || rec.Stack != nil || rec.NewComm != nil ||
-		rec.SubjectPID != 0 || rec.SubjectTID != 0 || rec.ParentPID != 0 || rec.ParentTID != 0 {
+	if !rec.plain() || rec.Stack != nil {
 		return false
 	}
 	d, back := lines-b.firstLine, lines-rec.Line
@@ -95,8 +95,9 @@ func (b *batch) pack(p *packedRec, rec *Record, arena []byte, lines, start, end 
 	return true
 }
 
-// place returns where s is in arena: [0, 0] for an empty s; false when
-// s is not in it (a slice of an arena that has grown since).
+// place sets *at to where s is in arena: [0, 0] for an empty s; false
+// (*at untouched) when s is not in it (a slice of an arena that has grown
+// since).
 func place(at *[2]uint32, arena, s []byte) bool {
 	if len(s) == 0 {
 		at[0], at[1] = 0, 0

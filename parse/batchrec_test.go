@@ -34,6 +34,10 @@ func TestBatchRecordEveryField(t *testing.T) {
 	}
 }
 
+// TestBatchRecordOldArena: a record whose bytes are in an arena that has
+// grown since (the copy before) is kept whole, its bytes intact; so is a
+// record that would begin after the lines counted (Line past Lines()),
+// which a packedRec's distance back cannot hold.
 func TestBatchRecordOldArena(t *testing.T) {
 	b := firstBatch()
 	src := &lineParser{keep: true, arena: b.arena, refs: b.refs}

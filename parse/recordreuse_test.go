@@ -65,8 +65,11 @@ func TestHeaderClearsUsedRecord(t *testing.T) {
 		"x 9 300.0: PERF_RECORD_FORK(9:9):(1:1)\n" +
 		"writers   31923 E      8521.008289: PERF_RECORD_COMM exec: writers:31923/31923\n" +
 		"sh  947  947.707000:    1001001 cpu-clock: \n\t1205 spin_for+0x44 (/bin/phases)\n\n" +
-		"sh  947  947.708000: 7 cpu-clock: ffffffff81000000 some payload\n" +
-		"sh  947  947.709000: PERF_RECORD_SWITCH IN\n"
+		"sh  947  947.708000: 1 sched:sched_wakeup: comm=x pid=1 prio=120 target_cpu=000\n" +
+		"sh  947  947.709000: PERF_RECORD_SWITCH IN\n" +
+		"sh  947  947.710000: PERF_RECORD_MMAP2 947/947: [0x400000(0x1000) @ 0 08:01 12 0]: r-xp /bin/sh\n" +
+		"perf  0 [000]   295.000000: PERF_RECORD_LOST lost 17\n" +
+		"sh  947  947.711000: PERF_RECORD_SWITCH OUT\n"
 	read := func(dirty func(*Record)) []Record {
 		p := newLineParser(strings.NewReader(in), "in.txt")
 		var recs []Record
@@ -79,8 +82,12 @@ func TestHeaderClearsUsedRecord(t *testing.T) {
 		return recs
 	}
 	want := read(func(*Record) {})
-	if len(want) != 8 {
-		t.Fatalf("read %d records, want 8: %+v", len(want), want)
+	kinds := map[Kind]bool{}
+	for _, r := range want {
+		kinds[r.Kind] = true
+	}
+	if len(want) != 11 || len(kinds) != 7 || want[6].Payload == nil || want[9].Lost != 17 {
+		t.Fatalf("read %d records of %d kinds, want 11 of 7 (the 7th with a payload, a LOST of 17 last but one): %+v", len(want), len(kinds), want)
 	}
 	for _, path := range recordFieldPaths() {
 		got := read(func(r *Record) { setRecordField(t, r, path, []byte("dirty"), 7) })

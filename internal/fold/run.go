@@ -37,7 +37,8 @@ type Run struct {
 	idle  idleSamples // samples of tid 0, said once
 }
 
-// reused is what the run fills again for each record, in place.
+// reused is what the run fills again and again in place: an Event for
+// each record, a Sample for each sample released.
 type reused struct {
 	sample emit.Sample // what take hands the writers
 	ev     state.Event // the record's event (toEvent)
