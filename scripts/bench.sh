@@ -9,7 +9,8 @@
 # median of RUNS runs, default 5), MB/s and peak RSS (/usr/bin/time -v)
 # for folded and pprof output, the scaling with the CPUs Go may use on a
 # regular file (GOMAXPROCS 1, 2, 4, ... all; and a pipe; with the paired
-# ratio of each round), and peak RSS on
+# ratio of each round, and what two CPUs of the machine gave: two
+# GOMAXPROCS=1 copies at once against one), and peak RSS on
 # a ~1 GB input (TRACE repeated, times rising). With PERF.data, times `perf script ... > /dev/null`,
 # `... | cat`, `... | drain` (wallfold's pipe reader alone) and
 # `... | wallfold` in interleaved rounds. With OLD set, the old and the new
@@ -18,6 +19,7 @@
 # inferno-collapse-perf (when on PATH), perl's stackcollapse-perf.pl and
 # a Go line count, thread for thread on a samples-only copy of TRACE
 # (CPU time medians of interleaved rounds); ONLY=peers runs that alone,
+# ONLY=scaling the scaling alone,
 # PIN=N runs each peer on CPU N alone (taskset: a VM's CPUs may differ in
 # speed for minutes, docs/performance.md).
 set -euo pipefail
@@ -113,6 +115,7 @@ peers() {
 	labels="$labels lines"
 	[ -n "$inf" ] || echo "inferno-collapse-perf: not on PATH (not measured; ../shared/tools/inferno-build.sh builds it)"
 	[ -n "$pl" ] || echo "stackcollapse-perf.pl: not found (not measured; STACKCOLLAPSE=path/to/it)"
+	local size
 	size=$(stat -c %s "$samples")
 	echo "samples-only copy: $samples ($((size / 1000000)) MB); $(nproc) CPUs${PIN:+, all on CPU $PIN}, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for l in $labels; do : >"$tmp/peer.$l"; done
@@ -146,8 +149,81 @@ peers() {
 	fi
 }
 
+# Scaling on a regular file with the CPUs Go may use (GOMAXPROCS):
+# at 1 the sequential reader; at 2 one parser goroutine beside the model,
+# and one that reads the file ahead; from 3 the file cut into chunks, a
+# worker per CPU but one (at most 4). A pipe (cat FILE |) is read on the
+# model's goroutine whatever the CPUs: perf script needs the other. $RUNS interleaved rounds; each
+# run's 1-minute load average beside it, since a busy machine flattens
+# the gain. Wall time by the shell's clock (1 ms), CPU by /usr/bin/time
+# (10 ms). A virtual machine's CPUs may change speed from one minute to
+# the next: the paired ratio (wall at 1 over wall at N in the same
+# round), its median over the rounds, is steadier than a ratio of
+# medians (docs/performance.md). Each round also runs one GOMAXPROCS=1
+# copy, then two at once: 2 x wall(one) / wall(two) is what two CPUs of
+# the machine gave then, 2.00 when both were wholly there; a guest idle
+# by its load average may still share its host's cores (this one's two
+# copies gave 1.3-2.1), and the ratio at 2 should not pass it.
+scaling() {
+	echo "scaling on $in ($RUNS interleaved rounds; wall, and CPU = user+sys; load = 1-min load average before each run):"
+	procs="1"
+	p=2
+	while [ "$p" -lt "$(nproc)" ]; do procs="$procs $p"; p=$((p * 2)); done
+	[ "$(nproc)" -gt 1 ] && procs="$procs $(nproc)"
+	scal="$procs pipe"
+	[ "$(nproc)" -gt 1 ] && scal="$scal two"
+	for c in $procs pipe; do : >"$tmp/scal.$c.wall"; : >"$tmp/scal.$c.cpu"; : >"$tmp/scal.$c.load"; done
+	: >"$tmp/scal.two.cap"
+	for _ in $(seq "$RUNS"); do
+		for c in $scal; do
+			if [ "$c" = two ]; then
+				# Its own one-copy run first (wall(1) of the table's runs
+				# would tie this measure to the ratio's noise), through the
+				# same shell as the two; a copy that fails stops the bench.
+				t0=$(date +%s%N)
+				GOMAXPROCS=1 sh -c "\"$bin\" -q \"$in\" >/dev/null"
+				t1=$(date +%s%N)
+				GOMAXPROCS=1 sh -c "\"$bin\" -q \"$in\" >/dev/null & p=\$!; \"$bin\" -q \"$in\" >/dev/null; s=\$?; wait \$p && [ \$s -eq 0 ]"
+				echo "$t0 $t1 $(date +%s%N)" | awk '{printf "%.3f\n", 2 * ($2 - $1) / ($3 - $2)}' >>"$tmp/scal.two.cap"
+				continue
+			fi
+			cut -d' ' -f1 /proc/loadavg >>"$tmp/scal.$c.load"
+			t0=$(date +%s%N)
+			if [ "$c" = pipe ]; then
+				/usr/bin/time -f '%U %S' -o "$tmp/scal.t" sh -c "cat \"$in\" | \"$bin\" -q >/dev/null"
+			else
+				GOMAXPROCS=$c /usr/bin/time -f '%U %S' -o "$tmp/scal.t" "$bin" -q "$in" >/dev/null
+			fi
+			echo $(($(date +%s%N) - t0)) | awk '{printf "%.3f\n", $1 / 1e9}' >>"$tmp/scal.$c.wall"
+			awk '{print $1+$2}' "$tmp/scal.t" >>"$tmp/scal.$c.cpu"
+		done
+	done
+	median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+	w1=$(median "$tmp/scal.1.wall")
+	printf '| GOMAXPROCS | wall median | wall best | CPU median | wall(1)/wall, medians | paired ratio median | loads |\n|---|---|---|---|---|---|---|\n'
+	for c in $procs pipe; do
+		w=$(median "$tmp/scal.$c.wall")
+		name="$c"
+		[ "$c" = pipe ] && name="pipe: cat FILE, all CPUs"
+		paste -d' ' "$tmp/scal.1.wall" "$tmp/scal.$c.wall" | awk '{print $1 / $2}' >"$tmp/scal.$c.paired"
+		printf '| %s | %.3f s | %.3f s | %.2f s | %.2f | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
+			"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(median "$tmp/scal.$c.paired")" \
+			"$(paste -sd' ' "$tmp/scal.$c.load")"
+	done
+
+	if [ "$(nproc)" -gt 1 ]; then
+		# The machine's two CPUs, round by round (measured apart from the
+		# ratio at 2, they do not say which of its rounds had both).
+		printf 'two GOMAXPROCS=1 copies at once: 2 x wall(one) / wall(two), median %.2f, rounds %s\n' \
+			"$(median "$tmp/scal.two.cap")" "$(sort -n "$tmp/scal.two.cap" | awk '{printf "%s%.2f", (NR > 1 ? " " : ""), $1}')"
+	fi
+}
+
 if [ "${ONLY:-}" = peers ]; then
 	peers
+	exit 0
+elif [ "${ONLY:-}" = scaling ]; then
+	scaling
 	exit 0
 fi
 measure "folded" "$bin" -q "$in"
@@ -204,49 +280,7 @@ if [ -n "${OLD:-}" ]; then
 	done
 fi
 
-# Scaling on a regular file with the CPUs Go may use (GOMAXPROCS):
-# at 1 the sequential reader; at 2 one parser goroutine beside the model,
-# and one that reads the file ahead; from 3 the file cut into chunks, a
-# worker per CPU but one (at most 4). A pipe (cat FILE |) is read on the
-# model's goroutine whatever the CPUs: perf script needs the other. $RUNS interleaved rounds; each
-# run's 1-minute load average beside it, since a busy machine flattens
-# the gain. Wall time by the shell's clock (1 ms), CPU by /usr/bin/time
-# (10 ms). A virtual machine's CPUs may change speed from one minute to
-# the next: the paired ratio (wall at 1 over wall at N in the same
-# round), its median over the rounds, is steadier than a ratio of
-# medians (docs/performance.md).
-echo "scaling on $in ($RUNS interleaved rounds; wall, and CPU = user+sys; load = 1-min load average before each run):"
-procs="1"
-p=2
-while [ "$p" -lt "$(nproc)" ]; do procs="$procs $p"; p=$((p * 2)); done
-[ "$(nproc)" -gt 1 ] && procs="$procs $(nproc)"
-scal="$procs pipe"
-for c in $scal; do : >"$tmp/scal.$c.wall"; : >"$tmp/scal.$c.cpu"; : >"$tmp/scal.$c.load"; done
-for _ in $(seq "$RUNS"); do
-	for c in $scal; do
-		cut -d' ' -f1 /proc/loadavg >>"$tmp/scal.$c.load"
-		t0=$(date +%s%N)
-		if [ "$c" = pipe ]; then
-			/usr/bin/time -f '%U %S' -o "$tmp/scal.t" sh -c "cat \"$in\" | \"$bin\" -q >/dev/null"
-		else
-			GOMAXPROCS=$c /usr/bin/time -f '%U %S' -o "$tmp/scal.t" "$bin" -q "$in" >/dev/null
-		fi
-		echo $(($(date +%s%N) - t0)) | awk '{printf "%.3f\n", $1 / 1e9}' >>"$tmp/scal.$c.wall"
-		awk '{print $1+$2}' "$tmp/scal.t" >>"$tmp/scal.$c.cpu"
-	done
-done
-median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-w1=$(median "$tmp/scal.1.wall")
-printf '| GOMAXPROCS | wall median | wall best | CPU median | wall(1)/wall, medians | paired ratio median | loads |\n|---|---|---|---|---|---|---|\n'
-for c in $scal; do
-	w=$(median "$tmp/scal.$c.wall")
-	name="$c"
-	[ "$c" = pipe ] && name="pipe: cat FILE, all CPUs"
-	paste -d' ' "$tmp/scal.1.wall" "$tmp/scal.$c.wall" | awk '{print $1 / $2}' >"$tmp/scal.$c.paired"
-	printf '| %s | %.3f s | %.3f s | %.2f s | %.2f | %.2f | %s |\n' "$name" "$w" "$(sort -n "$tmp/scal.$c.wall" | head -1)" \
-		"$(median "$tmp/scal.$c.cpu")" "$(awk -v a="$w1" -v b="$w" 'BEGIN{print a/b}')" "$(median "$tmp/scal.$c.paired")" \
-		"$(paste -sd' ' "$tmp/scal.$c.load")"
-done
+scaling
 
 # ~1 GB: the trace repeated, each copy's times shifted past the copy
 # before (a trace whose time only rises, as one long recording's).
