@@ -7,11 +7,11 @@ import (
 )
 
 // The line parser's record and the concurrent Reader's are used again from
-// record to record, and cleared whole only after a record that set a field
-// the common records never set (a payload, a task's, a lost count, an
-// error): the header (lineparser.go) and batch.record (batchrec.go) set or
-// check every other field. These tests set each field of Record in turn,
-// so that a field added to Record later and not cleared fails them.
+// record to record: the first is cleared whole each time, the second only
+// after a record that set a field the common records never set (a
+// payload, a task's, a lost count, an error), batch.record setting or
+// checking every other field. These tests set each field of Record in
+// turn, so that a field added to Record later and not cleared fails them.
 
 // recordFieldPaths lists the index paths of Record's fields, the embedded
 // structs' fields in place of the structs.
