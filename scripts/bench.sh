@@ -163,7 +163,7 @@ peers() {
 # copy, then two at once: 2 x wall(one) / wall(two) is what two CPUs of
 # the machine gave then, 2.00 when both were wholly there; a guest idle
 # by its load average may still share its host's cores (this one's two
-# copies gave 1.3-2.1), and the ratio at 2 should not pass it.
+# copies gave 1.3-2.2), and the ratio at 2 should not pass it.
 scaling() {
 	echo "scaling on $in ($RUNS interleaved rounds; wall, and CPU = user+sys; load = 1-min load average before each run):"
 	procs="1"
